@@ -1,0 +1,34 @@
+"""Hive rules engine: compiled kernels over flat arrays, with UHP notation at the edges.
+
+Naming used everywhere in this package:
+
+==========  ===============================================================
+hex         index 0..1023 of a cell on the 32x32 wrapping grid (``grid``)
+q, r        axial coordinates of a hex (pointy-top layout)
+piece       tile id 0..27: colour * 14 + slot (``pieces``)
+bug         tile kind 0..7: Q S B G A M L P
+move        encoded int: piece * 1024 + destination hex, or ``PASS``
+board       one game's ``[BOARD_SIZE] int16`` state plus ``[64] uint64`` hash ring
+Game        the Python object for one game (history, UHP strings, undo)
+==========  ===============================================================
+"""
+
+from .board import BLACK_WINS, DRAW, IN_PROGRESS, PASS, WHITE_WINS  # outcome codes, pass move
+from .errors import GameStringError, HiveError, IllegalMoveError, NotationError  # error types
+from .game import Game  # the Python API
+from .pieces import GAME_TYPES, piece_name  # game types, tile names
+
+__all__ = [
+    "BLACK_WINS",
+    "DRAW",
+    "GAME_TYPES",
+    "Game",
+    "GameStringError",
+    "HiveError",
+    "IN_PROGRESS",
+    "IllegalMoveError",
+    "NotationError",
+    "PASS",
+    "WHITE_WINS",
+    "piece_name",
+]

@@ -1,0 +1,275 @@
+"""``Game``: the small Python API over the compiled engine (load, list, play, undo, save).
+
+Everything here is at the edge: it validates input, keeps the move history and calls the
+kernels. Illegal input raises a :class:`~hive_env.errors.HiveError` and leaves the game
+untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import uhp
+from .board import (
+    BLACK_WINS,
+    DRAW,
+    EXPANSIONS,
+    HIST,
+    IN_PROGRESS,
+    LAST,
+    PASS,
+    PLY,
+    POS,
+    STATUS,
+    TOP,
+    WHITE_WINS,
+    current_hash,
+    new_board,
+    play,
+    unplay,
+)
+from .errors import GameStringError, HiveError, IllegalMoveError, NotationError
+from .pieces import (
+    PIECE_BUG,
+    PIECE_NUMBER,
+    PIECES_PER_COLOUR,
+    QUEEN,
+    game_type_name,
+    parse_game_type,
+    piece_name,
+)
+from .rules import MAX_MOVES, generate_moves, perft
+
+_STATE_NAMES = {WHITE_WINS: "WhiteWins", BLACK_WINS: "BlackWins", DRAW: "Draw"}
+
+
+class Game:
+    """One game of Hive: a board plus its history of moves.
+
+    Args:
+        game_type: ``"Base"``, ``"Base+MLP"``... or expansion bits (M=1, L=2, P=4).
+        ply_cap: draw after this many plies (training only); 0 = off.
+    """
+
+    def __init__(self, game_type: str | int = "Base", ply_cap: int = 0):
+        if isinstance(game_type, str):
+            try:
+                expansions = parse_game_type(game_type)
+            except ValueError as e:
+                raise NotationError(str(e)) from None
+        else:
+            expansions = int(game_type)
+        self.board, self.hist = new_board(expansions, ply_cap)
+        self.moves: list[int] = []
+        self.move_strings: list[str] = []
+        self._tokens: list[int] = []
+        self._hashes: list[int] = [0]
+        self._buf = np.empty(MAX_MOVES, dtype=np.int32)
+        self._setup_ply = 0  # plies before the recorded moves (set-up positions only)
+
+    # ----- loading -------------------------------------------------------------------------
+    @classmethod
+    def from_string(cls, text: str, ply_cap: int = 0) -> Game:
+        """A new game from a game type, or a game from a whole GameString.
+
+        State and result are recomputed from the moves; a header that disagrees with them
+        is an error.
+
+        Raises:
+            NotationError: unparsable game type, state, turn or move.
+            GameStringError: the header's state or turn disagrees with the moves, or a
+                move is illegal at its point in the game.
+        """
+        parts = [p.strip() for p in text.strip().split(";")]
+        if len(parts) == 1:
+            return cls(parts[0], ply_cap)
+        if len(parts) < 3:
+            raise GameStringError(
+                f"{text!r} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
+            )
+        while len(parts) > 3 and parts[-1] == "":
+            parts.pop()
+        game = cls(parts[0], ply_cap)
+        state = uhp.parse_state(parts[1])
+        turn_ply = uhp.parse_turn(parts[2])
+        for i, ms in enumerate(parts[3:], start=1):
+            try:
+                game.play(ms)
+            except HiveError as e:
+                raise GameStringError(f"move {i} {ms!r}: {e}") from None
+        if game.state != state:
+            raise GameStringError(f"GameString says {state} but its moves give {game.state}")
+        if turn_ply != game.ply:
+            raise GameStringError(f"GameString says {parts[2]} but its moves give {game.turn_string}")
+        return game
+
+    @classmethod
+    def from_board(cls, board: np.ndarray, hist: np.ndarray) -> Game:
+        """A game continuing from a set-up position (see ``hive_env.position``).
+
+        It has no move record before that position: ``undo`` stops there and
+        ``game_string`` raises.
+        """
+        game = cls(int(board[EXPANSIONS]))
+        game.board, game.hist = board.copy(), hist.copy()
+        game._setup_ply = game.ply
+        game._hashes = [0] * game.ply + [game.hash]
+        return game
+
+    # ----- queries -------------------------------------------------------------------------
+    @property
+    def expansions(self) -> int:
+        return int(self.board[EXPANSIONS])
+
+    @property
+    def game_type(self) -> str:
+        return game_type_name(self.expansions)
+
+    @property
+    def ply(self) -> int:
+        return int(self.board[PLY])
+
+    @property
+    def side_to_move(self) -> int:
+        """0 for White, 1 for Black."""
+        return self.ply & 1
+
+    @property
+    def status(self) -> int:
+        """IN_PROGRESS, WHITE_WINS, BLACK_WINS or DRAW (``hive_env.board`` constants)."""
+        return int(self.board[STATUS])
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != IN_PROGRESS
+
+    @property
+    def state(self) -> str:
+        """UHP GameState: NotStarted, InProgress, Draw, WhiteWins or BlackWins."""
+        if self.status != IN_PROGRESS:
+            return _STATE_NAMES[self.status]
+        return "NotStarted" if self.ply == 0 else "InProgress"
+
+    @property
+    def turn_string(self) -> str:
+        return uhp.turn_string(self.ply)
+
+    @property
+    def hash(self) -> int:
+        """Zobrist hash of the position (tiles by kind, side to move)."""
+        return current_hash(self.board, self.hist)
+
+    def legal_moves(self) -> np.ndarray:
+        """[n] int32 encoded legal moves; empty once the game is over."""
+        n = generate_moves(self.board, self._buf)
+        return self._buf[:n].copy()
+
+    def legal_move_strings(self) -> list[str]:
+        return [self.move_string(m) for m in self.legal_moves()]
+
+    def move_string(self, move: int) -> str:
+        """MoveString of an encoded move in the current position."""
+        return uhp.format_move(int(move), self.board)
+
+    def parse_move(self, text: str) -> int:
+        """Encoded legal move of a MoveString.
+
+        Raises:
+            NotationError: malformed MoveString.
+            IllegalMoveError: well formed but not legal here.
+        """
+        move = uhp.parse_move(text, self.board, self.expansions)
+        self._check_legal(move, text.strip())
+        return move
+
+    def game_string(self) -> str:
+        """UHP GameString of the game so far.
+
+        Raises:
+            HiveError: the game started from a set-up position, which has no record.
+        """
+        if self._setup_ply:
+            raise HiveError("this game starts from a set-up position and has no GameString")
+        head = f"{self.game_type};{self.state};{self.turn_string}"
+        return ";".join([head, *self.move_strings])
+
+    def perft(self, depth: int) -> int:
+        """Leaf count ``depth`` plies below the current position."""
+        return int(perft(self.board, self.hist, depth))
+
+    def copy(self) -> Game:
+        other = Game.__new__(Game)
+        other.board, other.hist = self.board.copy(), self.hist.copy()
+        other.moves, other.move_strings = list(self.moves), list(self.move_strings)
+        other._tokens, other._hashes = list(self._tokens), list(self._hashes)
+        other._buf = np.empty(MAX_MOVES, dtype=np.int32)
+        other._setup_ply = self._setup_ply
+        return other
+
+    # ----- changes -------------------------------------------------------------------------
+    def play(self, move: int | str) -> None:
+        """Play a move given encoded or as a MoveString.
+
+        Raises:
+            NotationError / IllegalMoveError; the game is left untouched.
+        """
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        else:
+            move = int(move)
+            self._check_legal(move, str(move))
+        self.move_strings.append(uhp.format_move(move, self.board))
+        self._tokens.append(int(play(self.board, self.hist, move)))
+        self.moves.append(move)
+        self._hashes.append(self.hash)
+
+    def undo(self, n: int = 1) -> None:
+        """Take back the last ``n`` plies.
+
+        Raises:
+            HiveError: fewer than ``n`` plies have been played.
+        """
+        if n < 0 or n > len(self.moves):
+            raise HiveError(f"cannot undo {n} plies: only {len(self.moves)} played")
+        for _ in range(n):
+            unplay(self.board, self.moves.pop(), self._tokens.pop())
+            self.move_strings.pop()
+            self._hashes.pop()
+        ply = self.ply
+        for q in range(max(0, ply - HIST + 1), ply + 1):
+            self.hist[q % HIST] = np.uint64(self._hashes[q])
+
+    def _check_legal(self, move: int, text: str) -> None:
+        if self.is_over:
+            raise IllegalMoveError(f"{text}: the game is over ({self.state})")
+        if move not in self.legal_moves():
+            raise IllegalMoveError(f"{text}: {self._why_illegal(move)}")
+
+    def _why_illegal(self, move: int) -> str:
+        """One-line reason why a legal-looking move is refused (for humans)."""
+        if move == PASS:
+            return "pass is legal only when no other move is"
+        piece = move >> 10
+        name = piece_name(piece)
+        colour = self.side_to_move
+        turn = self.ply // 2 + 1
+        queen_in = self.board[POS + colour * PIECES_PER_COLOUR] >= 0
+        where = int(self.board[POS + piece])
+        if where < 0:
+            if piece // PIECES_PER_COLOUR != colour:
+                return f"{name} is not yours to place"
+            bug = int(PIECE_BUG[piece])
+            if bug == QUEEN and turn == 1:
+                return "tournament rule: the Queen may not be placed on the first turn"
+            if not queen_in and turn == 4 and bug != QUEEN:
+                return "the Queen must be placed by the fourth turn"
+            if PIECE_NUMBER[piece] > 1 and self.board[POS + piece - 1] < 0:
+                return f"tiles are placed in number order: {piece_name(piece - 1)} first"
+            return f"{name} cannot be placed there (a new tile touches its own colour and no other)"
+        if not queen_in:
+            return "no tile may move before its side's Queen is in play"
+        if self.board[TOP + where] != piece:
+            return f"{name} is covered and cannot move"
+        if self.board[LAST] == piece:
+            return f"{name} moved on the previous turn and cannot move now"
+        return f"{name} cannot move there"

@@ -1,0 +1,292 @@
+"""Legal moves, perft and compiled random playouts.
+
+``generate_moves`` is the single source of truth for legality. It lists each distinct
+move once, as the perft convention of RULES.md counts them: one per (tile, destination),
+however many paths, mosquito powers or pillbug throws lead there; a placement per (bug
+kind, cell); a lone ``PASS`` when nothing else is legal; nothing once the game is over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .board import (
+    BELOW,
+    EXPANSIONS,
+    IN_PROGRESS,
+    LAST,
+    LEVEL,
+    PASS,
+    PLY,
+    POS,
+    STATUS,
+    TOP,
+    play,
+    unplay,
+)
+from .grid import N_HEX, NEIGH, ORIGIN
+from .movegen import can_step, gen_beetle, gen_bug
+from .pieces import (
+    BUG_COUNT,
+    BUG_FIRST_SLOT,
+    MOSQUITO,
+    N_BUGS,
+    PIECE_BUG,
+    PIECE_COLOUR,
+    PIECES_PER_COLOUR,
+    PILLBUG,
+    QUEEN,
+)
+from .pinned import articulation_hexes
+
+MAX_MOVES = 1024
+"""Capacity of a move buffer; far above the most moves any Hive position has (~300)."""
+
+_NEIGH = NEIGH
+_BUG = PIECE_BUG
+_COLOUR = PIECE_COLOUR
+_FIRST = BUG_FIRST_SLOT
+_COUNT = BUG_COUNT
+_EXP_BIT = np.array([0, 0, 0, 0, 0, 1, 2, 4], dtype=np.int64)
+
+
+@njit(cache=True)
+def _gen_placements(board, colour, ply, out, n, marks):
+    """Placements: bug kinds allowed this turn x cells allowed for this colour."""
+    turn = ply // 2 + 1
+    base = colour * PIECES_PER_COLOUR
+    queen_in = board[POS + base] >= 0
+    exp = board[EXPANSIONS]
+    kinds = np.empty(N_BUGS, dtype=np.int64)
+    nk = 0
+    for bug in range(N_BUGS):
+        if _EXP_BIT[bug] != 0 and (exp & _EXP_BIT[bug]) == 0:
+            continue
+        if bug == QUEEN and turn == 1:
+            continue  # tournament opening rule
+        if not queen_in and turn == 4 and bug != QUEEN:
+            continue  # the queen by the fourth turn
+        for i in range(_COUNT[bug]):
+            p = base + _FIRST[bug] + i
+            if board[POS + p] < 0:
+                kinds[nk] = p
+                nk += 1
+                break
+    if nk == 0:
+        return n
+    cells = np.empty(N_HEX, dtype=np.int64)
+    nc = 0
+    if ply == 0:
+        cells[0] = ORIGIN
+        nc = 1
+    else:
+        own_in_play = False
+        for i in range(PIECES_PER_COLOUR):
+            if board[POS + base + i] >= 0:
+                own_in_play = True
+                break
+        for p in range(2 * PIECES_PER_COLOUR):
+            h = board[POS + p]
+            if h < 0 or board[TOP + h] != p:
+                continue
+            if own_in_play and _COLOUR[p] != colour:
+                continue
+            for d in range(6):
+                c = _NEIGH[h, d]
+                if board[TOP + c] >= 0 or marks[c] == 1:
+                    continue
+                marks[c] = 1
+                ok = True
+                if own_in_play:
+                    for d2 in range(6):
+                        t = board[TOP + _NEIGH[c, d2]]
+                        if t >= 0 and _COLOUR[t] != colour:
+                            ok = False
+                            break
+                if ok:
+                    cells[nc] = c
+                    nc += 1
+        for i in range(nc):
+            marks[cells[i]] = 0
+    for k in range(nk):
+        for i in range(nc):
+            if n < out.shape[0]:
+                out[n] = kinds[k] * N_HEX + cells[i]
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _neighbour_has_pillbug(board, h):
+    for d in range(6):
+        t = board[TOP + _NEIGH[h, d]]
+        if t >= 0 and _BUG[t] == PILLBUG:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
+    """Pillbug power from ``thrower_hex``: adjacent unstacked tiles over it to its empty neighbours."""
+    for dt in range(6):
+        t = _NEIGH[thrower_hex, dt]
+        piece = board[TOP + t]
+        if piece < 0 or board[LEVEL + piece] != 0 or piece == last or pinned[t]:
+            continue
+        board[TOP + t] = -1  # lift the thrown tile
+        if can_step(board, t, (dt + 3) % 6):
+            for dd in range(6):
+                dst = _NEIGH[thrower_hex, dd]
+                if board[TOP + dst] >= 0 or dst == t or not can_step(board, thrower_hex, dd):
+                    continue
+                mv = piece * N_HEX + dst
+                dup = False
+                for i in range(first_move, n):
+                    if out[i] == mv:
+                        dup = True
+                        break
+                if not dup and n < out.shape[0]:
+                    out[n] = mv
+                    n += 1
+        board[TOP + t] = piece
+    return n
+
+
+@njit(cache=True)
+def _gen_movements(board, colour, out, n):
+    """Movements of the side to move's tiles, then pillbug (and mosquito) throws."""
+    first_move = n
+    base = colour * PIECES_PER_COLOUR
+    last = board[LAST]
+    pinned = np.zeros(N_HEX, dtype=np.bool_)
+    articulation_hexes(board, pinned)
+    marks = np.zeros(N_HEX, dtype=np.int32)
+    seen = np.zeros(N_HEX, dtype=np.int32)
+    queue = np.empty(N_HEX, dtype=np.int64)
+    stamp = 0
+    for i in range(PIECES_PER_COLOUR):
+        p = base + i
+        src = board[POS + p]
+        if src < 0 or board[TOP + src] != p or p == last:
+            continue
+        on_top = board[LEVEL + p] > 0
+        if not on_top and pinned[src]:
+            continue
+        bug = _BUG[p]
+        stamp += 1
+        board[TOP + src] = board[BELOW + p]  # lift
+        if bug == MOSQUITO:
+            if on_top:
+                n = gen_beetle(board, p, src, marks, stamp, out, n)
+            else:
+                done = np.zeros(N_BUGS, dtype=np.bool_)
+                done[MOSQUITO] = True
+                for d in range(6):
+                    t = board[TOP + _NEIGH[src, d]]
+                    if t < 0:
+                        continue
+                    nb = _BUG[t]
+                    if done[nb]:
+                        continue
+                    done[nb] = True
+                    n = gen_bug(board, nb, p, src, marks, stamp, out, n, seen, stamp, queue)
+        else:
+            n = gen_bug(board, bug, p, src, marks, stamp, out, n, seen, stamp, queue)
+        board[TOP + src] = p  # put back
+    for i in range(PIECES_PER_COLOUR):
+        p = base + i
+        bug = _BUG[p]
+        if bug != PILLBUG and bug != MOSQUITO:
+            continue
+        src = board[POS + p]
+        if src < 0 or board[TOP + src] != p or board[LEVEL + p] != 0 or p == last:
+            continue
+        if bug == MOSQUITO and not _neighbour_has_pillbug(board, src):
+            continue
+        n = _gen_throws(board, src, last, pinned, out, n, first_move)
+    return n
+
+
+@njit(cache=True)
+def generate_moves(board: np.ndarray, out: np.ndarray) -> int:
+    """Write every legal move of the side to move into ``out``; return how many.
+
+    Args:
+        board: [BOARD_SIZE] int16 board (temporarily modified, restored on return).
+        out: [>= MAX_MOVES] int32 move buffer.
+
+    Returns:
+        The number of moves: 0 iff the game is over; ``out[0] == PASS`` alone when no
+        placement or movement is legal.
+    """
+    if board[STATUS] != IN_PROGRESS:
+        return 0
+    ply = np.int64(board[PLY])
+    colour = ply & 1
+    marks = np.zeros(N_HEX, dtype=np.int8)
+    n = _gen_placements(board, colour, ply, out, 0, marks)
+    if board[POS + colour * PIECES_PER_COLOUR] >= 0:
+        n = _gen_movements(board, colour, out, n)
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    return n
+
+
+@njit(cache=True)
+def is_legal(board: np.ndarray, move: int) -> bool:
+    """Whether ``move`` is among the legal moves of the position."""
+    out = np.empty(MAX_MOVES, dtype=np.int32)
+    n = generate_moves(board, out)
+    for i in range(n):
+        if out[i] == move:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _perft(board, hist, depth, buf):
+    n = generate_moves(board, buf[depth])
+    if depth == 1:
+        return np.int64(n)
+    total = np.int64(0)
+    for i in range(n):
+        mv = buf[depth, i]
+        token = play(board, hist, mv)
+        total += _perft(board, hist, depth - 1, buf)
+        unplay(board, mv, token)
+    return total
+
+
+@njit(cache=True)
+def perft(board: np.ndarray, hist: np.ndarray, depth: int) -> int:
+    """Number of leaf positions ``depth`` plies below this one (RULES.md convention)."""
+    if depth <= 0:
+        return 1
+    buf = np.empty((depth + 1, MAX_MOVES), dtype=np.int32)
+    return _perft(board, hist, depth, buf)
+
+
+@njit(cache=True)
+def random_playouts(board: np.ndarray, hist: np.ndarray, n_games: int, max_plies: int, seed: int) -> int:
+    """Play ``n_games`` uniformly random games from ``board``; return total plies played.
+
+    Legal moves are generated at every ply. Each game ends at a result or after
+    ``max_plies`` plies; ``board``/``hist`` are left as given.
+    """
+    np.random.seed(seed)
+    out = np.empty(MAX_MOVES, dtype=np.int32)
+    work = board.copy()
+    work_hist = hist.copy()
+    total = 0
+    for _ in range(n_games):
+        work[:] = board
+        work_hist[:] = hist
+        for _ply in range(max_plies):
+            n = generate_moves(work, out)
+            if n == 0:
+                break
+            play(work, work_hist, out[np.random.randint(n)])
+            total += 1
+    return total

@@ -1,0 +1,147 @@
+"""UHP notation: tile names, MoveStrings and GameString headers (plain Python, edges only).
+
+Parsing is case-insensitive and accepts any reference tile that is in play (covered tiles
+too: a reference names its stack's hex). Printing is deterministic:
+
+- a move onto a stack names the stack's top tile: ``wB1 bQ``;
+- otherwise the reference is the first occupied neighbour of the destination, looking in
+  the order NE, E, SE, SW, W, NW from the destination, named by the top tile of that stack
+  (or, when that top is the moving tile itself, the tile under it); the direction mark
+  then says where the destination lies from the reference: ``ref/`` NE, ``ref-`` E,
+  ``ref\\`` SE, ``/ref`` SW, ``-ref`` W, ``\\ref`` NW;
+- the first tile of the game has no reference; a pass is ``pass``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .board import BELOW, PASS, POS, TOP
+from .errors import IllegalMoveError, NotationError
+from .grid import NE, NEIGH, NW, ORIGIN, SE, SW, E, W
+from .pieces import (
+    BUG_CHARS,
+    BUG_COUNT,
+    COLOUR_CHARS,
+    N_PIECES,
+    bug_in_game,
+    game_type_name,
+    piece_name,
+    piece_of,
+)
+
+STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
+_PIECE_RE = re.compile(r"^([wb])([qsbgamlp])(\d*)$", re.IGNORECASE)
+_TURN_RE = re.compile(r"^(white|black)\[(\d+)\]$", re.IGNORECASE)
+_PREFIX_DIR = {"/": SW, "-": W, "\\": NW}
+_SUFFIX_DIR = {"/": NE, "-": E, "\\": SE}
+
+
+def parse_piece(text: str, expansions: int) -> int:
+    """Piece id of a UHP tile name such as ``wS1`` (case-insensitive).
+
+    Raises:
+        NotationError: not a tile name, or a tile that is not in this game type.
+    """
+    m = _PIECE_RE.match(text.strip())
+    if not m:
+        raise NotationError(f"{text!r} is not a tile name (expected e.g. wQ, bS1, wA3)")
+    colour = COLOUR_CHARS.index(m.group(1).lower())
+    bug = BUG_CHARS.index(m.group(2).upper())
+    digits = m.group(3)
+    count = int(BUG_COUNT[bug])
+    name = m.group(1).lower() + m.group(2).upper()
+    if count == 1:
+        if digits:
+            raise NotationError(f"{text!r} is not a tile name ({name} has no number)")
+        number = 1
+    else:
+        if not digits or not 1 <= int(digits) <= count:
+            raise NotationError(f"{text!r} is not a tile name ({name} needs a number 1..{count})")
+        number = int(digits)
+    if not bug_in_game(bug, expansions):
+        raise NotationError(f"tile {name} is not part of game type {game_type_name(expansions)}")
+    return piece_of(colour, bug, number)
+
+
+def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
+    """Encoded move of a MoveString in the position ``board`` (legality not checked).
+
+    Raises:
+        NotationError: malformed MoveString.
+        IllegalMoveError: well formed, but its reference tile is not in play.
+    """
+    t = text.strip()
+    if t.lower() == "pass":
+        return PASS
+    parts = t.split()
+    if not parts or len(parts) > 2:
+        raise NotationError(f"{text!r} is not a MoveString (expected 'pass', 'wS1' or 'bS1 wS1-')")
+    piece = parse_piece(parts[0], expansions)
+    board_empty = not (board[POS : POS + N_PIECES] >= 0).any()
+    if len(parts) == 1:
+        if not board_empty:
+            raise NotationError(f"{text!r} needs a reference tile: only the first tile of a game has none")
+        return piece * 1024 + ORIGIN
+    ref = parts[1]
+    direction = -1
+    if ref[0] in _PREFIX_DIR:
+        direction = _PREFIX_DIR[ref[0]]
+        ref = ref[1:]
+    elif ref[-1] in _SUFFIX_DIR:
+        direction = _SUFFIX_DIR[ref[-1]]
+        ref = ref[:-1]
+    if ref and (ref[0] in _PREFIX_DIR or ref[-1] in _SUFFIX_DIR):
+        raise NotationError(f"{text!r} has more than one direction mark")
+    ref_piece = parse_piece(ref, expansions)
+    ref_hex = int(board[POS + ref_piece])
+    if ref_hex < 0:
+        raise IllegalMoveError(f"reference tile {piece_name(ref_piece)} is not in play")
+    dest = ref_hex if direction < 0 else int(NEIGH[ref_hex, direction])
+    return piece * 1024 + dest
+
+
+def format_move(move: int, board: np.ndarray) -> str:
+    """MoveString of ``move`` in the position ``board`` (before the move is played)."""
+    if move == PASS:
+        return "pass"
+    piece, dest = move >> 10, move & 1023
+    name = piece_name(piece)
+    top = int(board[TOP + dest])
+    if top >= 0:
+        return f"{name} {piece_name(top)}"
+    for k in range(6):
+        ref = int(board[TOP + NEIGH[dest, k]])
+        if ref == piece:
+            ref = int(board[BELOW + piece])
+        if ref < 0:
+            continue
+        rname = piece_name(ref)
+        d = (k + 3) % 6  # direction from the reference to the destination
+        ref_text = {NE: f"{rname}/", E: f"{rname}-", SE: f"{rname}\\",
+                    SW: f"/{rname}", W: f"-{rname}", NW: f"\\{rname}"}[d]
+        return f"{name} {ref_text}"
+    return name  # empty board: the first tile of the game
+
+
+def turn_string(ply: int) -> str:
+    """``White[n]`` / ``Black[n]`` for the side to move after ``ply`` plies."""
+    return f"{'White' if ply % 2 == 0 else 'Black'}[{ply // 2 + 1}]"
+
+
+def parse_state(text: str) -> str:
+    """Canonical GameState name (case-insensitive)."""
+    for s in STATES:
+        if s.lower() == text.strip().lower():
+            return s
+    raise NotationError(f"{text!r} is not a GameState (expected one of {', '.join(STATES)})")
+
+
+def parse_turn(text: str) -> int:
+    """Ply count implied by a Turn string such as ``Black[3]``."""
+    m = _TURN_RE.match(text.strip())
+    if not m or int(m.group(2)) < 1:
+        raise NotationError(f"{text!r} is not a Turn (expected White[n] or Black[n], n >= 1)")
+    return (int(m.group(2)) - 1) * 2 + (m.group(1).lower() == "black")

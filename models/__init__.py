@@ -1,0 +1,1 @@
+"""Neural networks: tensors in, tensors out (graph network policy/value to come)."""

@@ -1,0 +1,1 @@
+"""Thin command-line entry points (console scripts in pyproject.toml) and benchmarks."""

@@ -1,0 +1,1 @@
+"""Search, self-play, replay, trainer, checkpoints and arena (to come)."""
