@@ -61,11 +61,13 @@ class Game:
             expansions = int(game_type)
         self.board, self.hist = new_board(expansions, ply_cap)
         self.moves: list[int] = []
-        self.move_strings: list[str] = []
         self._tokens: list[int] = []
         self._hashes: list[int] = [0]
         self._buf = np.empty(MAX_MOVES, dtype=np.int32)
+        self._legal: np.ndarray | None = None  # legal moves of the current position, cached
+        self._legal_set: frozenset[int] | None = None
         self._setup_ply = 0  # plies before the recorded moves (set-up positions only)
+        self._start = (self.board.copy(), self.hist.copy())  # position the moves start from
 
     # ----- loading -------------------------------------------------------------------------
     @classmethod
@@ -77,7 +79,7 @@ class Game:
 
         Raises:
             NotationError: unparsable game type, state, turn or move.
-            GameStringError: the header's state or turn disagrees with the moves, or a
+            GameStringError: the header's GameState or Turn disagrees with the moves, or a
                 move is illegal at its point in the game.
         """
         parts = [p.strip() for p in text.strip().split(";")]
@@ -98,9 +100,9 @@ class Game:
             except HiveError as e:
                 raise GameStringError(f"move {i} {ms!r}: {e}") from None
         if game.state != state:
-            raise GameStringError(f"GameString says {state} but its moves give {game.state}")
+            raise GameStringError(f"GameState {state} disagrees with the moves, which give {game.state}")
         if turn_ply != game.ply:
-            raise GameStringError(f"GameString says {parts[2]} but its moves give {game.turn_string}")
+            raise GameStringError(f"Turn {parts[2]} disagrees with the moves, which give {game.turn_string}")
         return game
 
     @classmethod
@@ -113,6 +115,7 @@ class Game:
         game = cls(int(board[EXPANSIONS]))
         game.board, game.hist = board.copy(), hist.copy()
         game._setup_ply = game.ply
+        game._start = (game.board.copy(), game.hist.copy())
         game._hashes = [0] * game.ply + [game.hash]
         return game
 
@@ -161,8 +164,11 @@ class Game:
 
     def legal_moves(self) -> np.ndarray:
         """[n] int32 encoded legal moves; empty once the game is over."""
-        n = generate_moves(self.board, self._buf)
-        return self._buf[:n].copy()
+        if self._legal is None:
+            n = generate_moves(self.board, self._buf)
+            self._legal = self._buf[:n].copy()
+            self._legal.flags.writeable = False
+        return self._legal
 
     def legal_move_strings(self) -> list[str]:
         return [self.move_string(m) for m in self.legal_moves()]
@@ -182,6 +188,16 @@ class Game:
         self._check_legal(move, text.strip())
         return move
 
+    @property
+    def move_strings(self) -> list[str]:
+        """MoveStrings of the moves played, each printed in the position it was played in."""
+        board, hist = self._start[0].copy(), self._start[1].copy()
+        out = []
+        for move in self.moves:
+            out.append(uhp.format_move(move, board))
+            play(board, hist, move)
+        return out
+
     def game_string(self) -> str:
         """UHP GameString of the game so far.
 
@@ -200,10 +216,12 @@ class Game:
     def copy(self) -> Game:
         other = Game.__new__(Game)
         other.board, other.hist = self.board.copy(), self.hist.copy()
-        other.moves, other.move_strings = list(self.moves), list(self.move_strings)
+        other.moves = list(self.moves)
         other._tokens, other._hashes = list(self._tokens), list(self._hashes)
         other._buf = np.empty(MAX_MOVES, dtype=np.int32)
+        other._legal, other._legal_set = self._legal, self._legal_set
         other._setup_ply = self._setup_ply
+        other._start = self._start
         return other
 
     # ----- changes -------------------------------------------------------------------------
@@ -218,8 +236,8 @@ class Game:
         else:
             move = int(move)
             self._check_legal(move, str(move))
-        self.move_strings.append(uhp.format_move(move, self.board))
         self._tokens.append(int(play(self.board, self.hist, move)))
+        self._legal = self._legal_set = None
         self.moves.append(move)
         self._hashes.append(self.hash)
 
@@ -231,18 +249,22 @@ class Game:
         """
         if n < 0 or n > len(self.moves):
             raise HiveError(f"cannot undo {n} plies: only {len(self.moves)} played")
+        self._legal = self._legal_set = None
         for _ in range(n):
             unplay(self.board, self.moves.pop(), self._tokens.pop())
-            self.move_strings.pop()
             self._hashes.pop()
         ply = self.ply
         for q in range(max(0, ply - HIST + 1), ply + 1):
             self.hist[q % HIST] = np.uint64(self._hashes[q])
 
     def _check_legal(self, move: int, text: str) -> None:
+        if not (0 <= move <= PASS):
+            raise IllegalMoveError(f"{text} is not an encoded move (0..{PASS})")
         if self.is_over:
             raise IllegalMoveError(f"{text}: the game is over ({self.state})")
-        if move not in self.legal_moves():
+        if self._legal_set is None:
+            self._legal_set = frozenset(self.legal_moves().tolist())
+        if move not in self._legal_set:
             raise IllegalMoveError(f"{text}: {self._why_illegal(move)}")
 
     def _why_illegal(self, move: int) -> str:

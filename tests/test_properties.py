@@ -1,0 +1,135 @@
+"""Property tests over random games of every game type (hypothesis drives the seeds)."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hive_env import GAME_TYPES, PASS, Game
+from hive_env.board import BOARD_SIZE, HIST, LEVEL, POS, TOP, full_hash
+from hive_env.grid import NEIGH
+from hive_env.pieces import N_PIECES
+from hive_env.symmetry import N_SYMMETRIES, transform_board, transform_move
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_game(game_type: str, seed: int, plies: int, prefer_moves: bool = True) -> Game:
+    """A game of up to ``plies`` random plies; preferring movements reaches richer positions."""
+    rng = np.random.default_rng(seed)
+    game = Game(game_type)
+    for _ in range(plies):
+        moves = game.legal_moves()
+        if len(moves) == 0:
+            break
+        if prefer_moves and rng.random() < 0.7:
+            movements = [m for m in moves if m != PASS and game.board[POS + (m >> 10)] >= 0]
+            if movements:
+                moves = np.array(movements)
+        game.play(int(moves[rng.integers(len(moves))]))
+    return game
+
+
+games = st.builds(
+    random_game,
+    game_type=st.sampled_from(GAME_TYPES),
+    seed=st.integers(0, 2**32 - 1),
+    plies=st.integers(0, 90),
+)
+
+
+def hive_is_connected(board: np.ndarray) -> bool:
+    cells = {int(board[POS + p]) for p in range(N_PIECES) if board[POS + p] >= 0}
+    if not cells:
+        return True
+    start = next(iter(cells))
+    seen, queue = {start}, deque([start])
+    while queue:
+        h = queue.popleft()
+        for d in range(6):
+            n = int(NEIGH[h, d])
+            if n in cells and n not in seen:
+                seen.add(n)
+                queue.append(n)
+    return seen == cells
+
+
+def window(game: Game) -> list[int]:
+    return [q % HIST for q in range(max(0, game.ply - 32), game.ply + 1)]
+
+
+@SETTINGS
+@given(games)
+def test_play_undo_restores_state_and_hash(game):
+    board, hist, text = game.board.copy(), game.hist.copy(), game.game_string()
+    for move in game.legal_moves():
+        game.play(int(move))
+        game.undo()
+        assert (game.board == board).all(), game.game_string()
+        assert (game.hist[window(game)] == hist[window(game)]).all()
+    assert game.game_string() == text
+
+
+@SETTINGS
+@given(games)
+def test_every_listed_move_plays_and_keeps_one_hive(game):
+    for move in game.legal_moves():
+        child = game.copy()
+        child.play(int(move))
+        assert hive_is_connected(child.board), (game.game_string(), game.move_string(move))
+        assert child.hash == int(full_hash(child.board)), "incremental hash differs from scratch"
+
+
+@SETTINGS
+@given(games)
+def test_game_string_round_trip(game):
+    text = game.game_string()
+    loaded = Game.from_string(text)
+    assert (loaded.board == game.board).all()
+    assert loaded.game_string() == text
+    assert loaded.state == game.state and loaded.hash == game.hash
+    # Lower-case input parses the same.
+    assert Game.from_string(text.lower()).game_string() == text
+
+
+@SETTINGS
+@given(games)
+def test_move_strings_round_trip(game):
+    for move in game.legal_moves():
+        text = game.move_string(move)
+        assert game.parse_move(text) == move
+        assert game.parse_move(text.swapcase()) == move
+
+
+@SETTINGS
+@given(games, st.integers(0, N_SYMMETRIES - 1))
+def test_symmetry_maps_legal_moves_onto_legal_moves(game, sym):
+    board, hist = transform_board(game.board, game.hist, sym)
+    assert board.shape == (BOARD_SIZE,)
+    image = Game.from_board(board, hist)
+    want = {transform_move(int(m), sym) for m in game.legal_moves()}
+    assert {int(m) for m in image.legal_moves()} == want
+    assert image.state == game.state
+
+
+def test_symmetries_are_distinct_and_preserve_adjacency():
+    from hive_env.symmetry import DIR_MAPS, HEX_MAPS
+
+    assert len({tuple(m[:64]) for m in HEX_MAPS}) == N_SYMMETRIES
+    for s in range(N_SYMMETRIES):
+        assert sorted(DIR_MAPS[s]) == list(range(6))
+        for h in (0, 5, 77, 1023):
+            for d in range(6):
+                assert HEX_MAPS[s, NEIGH[h, d]] == NEIGH[HEX_MAPS[s, h], DIR_MAPS[s, d]]
+
+
+def test_stack_levels_are_consistent_in_long_games():
+    game = random_game("Base+MLP", seed=7, plies=400)
+    for p in range(N_PIECES):
+        h = game.board[POS + p]
+        if h >= 0:
+            top = game.board[TOP + h]
+            assert game.board[LEVEL + top] >= game.board[LEVEL + p]

@@ -1,0 +1,148 @@
+"""UHP notation: MoveStrings, GameStrings and the errors bad input gets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hive_env import Game, GameStringError, HiveError, IllegalMoveError, NotationError
+from hive_env.pieces import GAME_TYPES, parse_game_type
+
+ROOT = Path(__file__).resolve().parents[1]
+OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
+
+
+def test_printing_follows_the_documented_reference_rule():
+    # wS1 (0,0), bS1 (1,0), wQ (-1,0), bQ (2,0).
+    game = Game.from_string(OPENING)
+    # (-1,-1): its neighbours NE and E are empty, SE holds wQ, so wQ is the reference.
+    assert game.move_string(game.parse_move("wA1 \\wQ")) == "wA1 \\wQ"
+    # (-1,1) named from wQ (its SE) prints from wS1, the destination's NE neighbour.
+    assert game.move_string(game.parse_move("wA1 wQ\\")) == "wA1 /wS1"
+    game.play("wB1 \\wQ")
+    game.play("bB1 bQ-")
+    game.play("wB1 wQ")
+    assert game.move_strings[-1] == "wB1 wQ"
+    # Crawling onto another stack names that stack's top.
+    game.play("bB1 bQ")
+    game.play("wB1 wS1")
+    assert game.move_strings[-1] == "wB1 wS1"
+    # Stepping down from wS1 to (0,-1): the only neighbour is the mover's own stack, so the
+    # reference is the tile under the mover.
+    game.play("bB1 bS1")
+    game.play("wB1 \\wS1")
+    assert game.move_strings[-1] == "wB1 \\wS1"
+
+
+def test_parsing_is_case_insensitive_and_accepts_any_reference():
+    a = Game.from_string(OPENING)
+    b = Game.from_string(OPENING.upper().replace("BASE", "base"))
+    assert (a.board == b.board).all()
+    # wS1 is at the origin, wQ to its west: the cell NW of wS1 is NE of wQ.
+    assert a.parse_move("wa1 \\WS1") == a.parse_move("WA1 wQ/")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "w", "wX1", "wS3", "wQ1", "wS1 wS1--", "wS1 -wS1-", "wS1 wS1 wS1", "bS1 xS1-", "wS", "pass pass"],
+)
+def test_malformed_move_strings_raise_notation_errors(text):
+    game = Game.from_string(OPENING)
+    with pytest.raises(NotationError):
+        game.parse_move(text)
+
+
+def test_illegal_moves_raise_and_leave_the_game_untouched():
+    game = Game.from_string(OPENING)
+    before = game.board.copy(), game.game_string()
+    for text in ("bA1 -wQ", "wA1 bQ-", "wS1 bQ-", "wG1 bS1-", "pass", "wB1 wQ"):
+        with pytest.raises(IllegalMoveError):
+            game.play(text)
+        assert (game.board == before[0]).all() and game.game_string() == before[1]
+    with pytest.raises(IllegalMoveError, match="not in play"):
+        game.play("wA1 -wA2")
+    with pytest.raises(IllegalMoveError):
+        game.play(123456)
+
+
+def test_tiles_outside_the_game_type_are_rejected():
+    with pytest.raises(NotationError, match="not part of game type Base"):
+        Game("Base").play("wM")
+    with pytest.raises(GameStringError, match="not part of game type"):
+        Game.from_string("Base+M;InProgress;Black[1];wL")
+    Game("Base+MLP").play("wM")
+
+
+def test_game_types_parse_in_any_letter_order_and_print_canonically():
+    assert [Game(t).game_type for t in GAME_TYPES] == list(GAME_TYPES)
+    assert parse_game_type("base+plm") == parse_game_type("Base+MLP") == 7
+    for bad in ("Base+", "Base+X", "Base+MM", "Bas", "Base+M+L"):
+        with pytest.raises(ValueError):
+            parse_game_type(bad)
+
+
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("Base;InProgress;White[3];wS1;bS1 wS1-", "Turn"),  # turn disagrees (White[2])
+        ("Base;NotStarted;Black[1];wS1", "NotStarted"),
+        ("Base;WhiteWins;White[2];wS1;bS1 wS1-", "WhiteWins"),
+        ("Base;InProgress;White[1]", "NotStarted"),
+        ("Base;InProgress;White[2];wS1;bQ wS1-", "move 2"),
+        ("Base;InProgress", "GameString"),
+        ("Base;Started;White[1]", "GameState"),
+        ("Base;NotStarted;Red[1]", "Turn"),
+        ("Base;NotStarted;White[0]", "Turn"),
+        ("Chess;NotStarted;White[1]", "game type"),
+    ],
+)
+def test_bad_game_strings_say_what_is_wrong(text, match):
+    with pytest.raises(HiveError, match=match):
+        Game.from_string(text)
+
+
+def test_finished_games_load_and_refuse_more_moves():
+    text = ("Base;WhiteWins;Black[8];wS1;bS1 wS1-;wQ -wS1;bQ bS1/;wG1 -wQ;bG1 \\bQ;wG1 bQ\\;bG2 bQ/;"
+            "wA1 wQ\\;bA1 bG2/;wA1 bG2\\;bA1 \\bG2;wQ \\wS1;bA1 bG2/;wQ /bG1")
+    game = Game.from_string(text)
+    assert game.state == "WhiteWins" and len(game.legal_moves()) == 0
+    with pytest.raises(GameStringError, match="over"):
+        Game.from_string(text.replace("Black[8]", "White[9]") + ";bA1 -wS1")
+    game.undo()
+    assert game.state == "InProgress"
+
+
+def test_undo_past_the_start_is_an_error():
+    game = Game.from_string(OPENING)
+    with pytest.raises(HiveError, match="only 4"):
+        game.undo(5)
+    game.undo(4)
+    assert game.game_string() == "Base;NotStarted;White[1]"
+
+
+def run_perft(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scripts.perft", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_perft_cli_prints_one_line_per_depth():
+    out = run_perft("Base", "3")
+    assert out.returncode == 0, out.stderr
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    assert [(r[0], r[1]) for r in rows] == [("1", "4"), ("2", "96"), ("3", "1440")]
+    assert all(float(r[2]) >= 0 for r in rows)
+    out = run_perft("Base+MLP;InProgress;White[2];wS1;bS1 wS1-", "1")
+    assert out.returncode == 0 and out.stdout.split("\t")[:2] == ["1", "24"]
+
+
+@pytest.mark.parametrize(
+    "args", [("Chess", "2"), ("Base", "x"), ("Base", "0"), ("Base;InProgress;White[2];wQ", "1")]
+)
+def test_perft_cli_rejects_bad_input_with_status_2(args):
+    out = run_perft(*args)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
