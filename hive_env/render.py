@@ -1,0 +1,100 @@
+"""Draw a position as a text hex grid for terminals (plain Python, display only).
+
+Each cell is five characters wide; a row is shifted half a cell from the one above, so the
+six neighbours of a cell sit where they do on the board (pointy-top, axial ``q, r``)::
+
+         .     .     .
+      .   bB1^2  wS1    .
+         .    bA1    .
+            .     .
+    stacks (bottom < top): wQ < bB1
+
+A cell shows the top tile of its stack (``bB1^2``: black beetle on a stack of height 2),
+``.`` marks an empty cell next to the hive. Stacks are listed below the grid bottom to top.
+Colours (ANSI) are used only when asked for; :func:`use_colour` says whether a stream
+should get them (a TTY, and ``NO_COLOR`` unset, as https://no-color.org asks).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+import numpy as np
+
+from .board import BELOW, POS, TOP
+from .grid import DIR_DQ, DIR_DR, unwrap
+from .pieces import N_PIECES, PIECE_COLOUR, piece_name
+
+CELL = 5
+"""Characters per cell; neighbours in a row are CELL + 1 apart, rows shift by half that."""
+_WHITE_TILE = "\x1b[1;30;47m"  # black on white
+_BLACK_TILE = "\x1b[1;97;40m"  # bright white on black
+_DIM = "\x1b[2m"
+_RESET = "\x1b[0m"
+
+
+def use_colour(stream: TextIO) -> bool:
+    """Whether ``stream`` should get ANSI colours: a terminal, and NO_COLOR unset."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _stack(board: np.ndarray, h: int) -> list[int]:
+    """Pieces on hex ``h``, bottom first."""
+    pieces = []
+    p = int(board[TOP + h])
+    while p >= 0:
+        pieces.append(p)
+        p = int(board[BELOW + p])
+    return pieces[::-1]
+
+
+def render_board(board: np.ndarray, colour: bool = False, empty_marks: bool = True) -> str:
+    """The position as lines of text (no trailing newline).
+
+    Args:
+        board: [BOARD_SIZE] int16 board.
+        colour: wrap tiles in ANSI colours (White: dark on light, Black: light on dark).
+        empty_marks: mark the empty cells around the hive with ``.``.
+    """
+    hexes = sorted({int(board[POS + p]) for p in range(N_PIECES) if board[POS + p] >= 0})
+    if not hexes:
+        return "(empty board)"
+    coords = unwrap(hexes)
+    cells: dict[tuple[int, int], tuple[str, str]] = {}  # (q, r) -> (label, ANSI code)
+    stacks: list[str] = []
+    for h in hexes:
+        stack = _stack(board, h)
+        top = stack[-1]
+        label = piece_name(top) + (f"^{len(stack)}" if len(stack) > 1 else "")
+        cells[coords[h]] = (label, _WHITE_TILE if PIECE_COLOUR[top] == 0 else _BLACK_TILE)
+        if len(stack) > 1:
+            stacks.append(" < ".join(piece_name(p) for p in stack))
+    if empty_marks:
+        for q, r in list(cells):
+            for d in range(6):
+                c = (q + int(DIR_DQ[d]), r + int(DIR_DR[d]))
+                if c not in cells:
+                    cells[c] = (".", _DIM)
+    min_x = min(2 * q + r for q, r in cells)
+    half = (CELL + 1) // 2
+    lines = []
+    for r in sorted({r for _, r in cells}):
+        line, width = "", 0
+        for q in sorted(q for q, rr in cells if rr == r):
+            col = (2 * q + r - min_x) * half
+            label, code = cells[(q, r)]
+            text = label.center(CELL)
+            if colour:
+                text = f"{code}{text}{_RESET}" if label != "." else text.replace(".", f"{code}.{_RESET}")
+            line += " " * (col - width) + text
+            width = col + CELL
+        lines.append(line.rstrip())
+    if stacks:
+        lines.append("stacks (bottom < top): " + "; ".join(stacks))
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""Issue 4: ``hive-play`` driven through its stdin, and the text board it draws."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hive_env import Game
+from hive_env.board import POS
+from hive_env.position import board_from_tiles
+from hive_env.render import render_board, use_colour
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAY = [sys.executable, "-m", "scripts.play"]
+# White to move wins with wA2 /bQ
+WIN_IN_ONE = ("Base;InProgress;White[7];wA1;bB1 wA1\\;wA2 \\wA1;bB2 /bB1;wG1 /wA2;bQ -bB2;wQ -wG1;"
+              "bG1 bB2\\;wB1 -wA2;bQ /wA1;wQ /wG1;bS1 bG1-")
+
+
+def run_play(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*PLAY, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def safe_quiet_move(game_string: str) -> str:
+    """A White placement that leaves Black no winning reply (so the game goes on)."""
+    game = Game.from_string(game_string)
+    for move in game.legal_moves():
+        if game.board[POS + (int(move) >> 10)] >= 0:
+            continue  # placements only: they cannot spoil White's win in one
+        child = _after(game, move)
+        if not child.is_over and all(_after(child, r).state != "BlackWins" for r in child.legal_moves()):
+            return game.move_string(move)
+    raise AssertionError("no quiet move")
+
+
+def _after(game: Game, move: int) -> Game:
+    child = game.copy()
+    child.play(int(move))
+    return child
+
+
+def test_short_game_with_an_illegal_move_and_undo(tmp_path):
+    quiet = safe_quiet_move(WIN_IN_ONE)
+    record = tmp_path / "game.txt"
+    stdin = "\n".join(["wZ9", "wQ bQ", "moves", quiet, "game", "undo", "board", "help", "wA2 /bQ", ""])
+    args = ["--opponent", "random", "--seed", "5", "--from", WIN_IN_ONE, "--out", str(record)]
+    done = run_play(args, stdin)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    illegal = [ln.split("> ")[-1] for ln in out.splitlines() if "illegal: " in ln]
+    assert len(illegal) == 2  # one line each, then a new prompt
+    assert "'wZ9' is not a tile name" in illegal[0] and illegal[1].startswith("illegal: wQ bQ: ")
+    assert "wA2 /bQ" in out  # the moves list
+    assert "random plays " in out and "took back 2 plies; White[7] to move" in out
+    assert "A move is a UHP MoveString" in out
+    assert "result: WhiteWins" in out and f"game record written to {record}" in out
+    assert "\x1b[" not in out  # not a terminal: no colours
+    won = WIN_IN_ONE.replace("InProgress;White[7]", "WhiteWins;Black[7]") + ";wA2 /bQ"
+    assert record.read_text() == won + "\n"
+    assert Game.from_string(record.read_text()).state == "WhiteWins"
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".hive-play-*"))
+
+
+def test_play_black_from_the_start_and_resign(tmp_path):
+    record = tmp_path / "g.txt"
+    done = run_play(["--opponent", "alphabeta:depth=1", "--colour", "black", "--game-type", "Base+MLP",
+                     "--out", str(record)], "undo\nmoves\nresign\n")
+    assert done.returncode == 0, done.stderr
+    assert "you are Black against alphabeta:depth=1 (Base+MLP)" in done.stdout
+    assert "nothing to undo: you have not moved yet" in done.stdout
+    assert "result: WhiteWins (you resigned)" in done.stdout
+    game = Game.from_string(record.read_text())
+    assert game.game_type == "Base+MLP" and game.ply == 1
+
+
+def test_end_of_input_and_bad_arguments(tmp_path):
+    record = tmp_path / "g.txt"
+    done = run_play(["--opponent", "random", "--out", str(record)], "wS1\n")
+    assert done.returncode == 0 and "result: stopped (end of input)" in done.stdout
+    assert Game.from_string(record.read_text()).ply == 2
+    bad = run_play(["--opponent", "chess"], "")
+    assert bad.returncode == 2 and "unknown player kind 'chess'" in bad.stderr
+    bad = run_play(["--from", "Base;InProgress;White[3]"], "")
+    assert bad.returncode == 2 and "hive-play: error:" in bad.stderr
+
+
+def test_render_draws_a_hex_grid_with_stacks():
+    #   wQ sits under bB1; wS1 to its east, bA1 south-east of the stack
+    board, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bB1", 0, 0), ("wS1", 1, 0), ("bA1", 0, 1)], 4)
+    lines = render_board(board, empty_marks=False).splitlines()
+    assert lines == ["bB1^2  wS1", "    bA1", "stacks (bottom < top): wQ < bB1"]
+    marked = render_board(board)
+    assert marked.count(".") == 9 and "bB1^2" in marked
+    coloured = render_board(board, colour=True)
+    assert "\x1b[" in coloured and "bB1^2" in coloured
+    assert render_board(Game().board) == "(empty board)"
+
+
+def test_use_colour_only_on_terminals(monkeypatch):
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    class Pipe:
+        def isatty(self) -> bool:
+            return False
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_colour(Tty()) and not use_colour(Pipe())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_colour(Tty())

@@ -1,0 +1,316 @@
+"""Iterative-deepening alpha-beta (negamax) over the compiled engine: the ``alphabeta`` player.
+
+The search is one recursive numba kernel working in place on a copy of the board arrays
+(``generate_moves`` / ``play`` / ``unplay``), with
+
+- a transposition table in preallocated arrays indexed by the low bits of the engine's
+  Zobrist hash (mixed with the last-moved tile and the game type, which the hash omits and
+  move legality depends on), storing key, depth, score, bound flag and best move;
+- move ordering: TT move, then two killer moves per ply, then a static Hive order (moves that
+  add a neighbour to the enemy Queen, moves that free a neighbour of our own Queen, Queen
+  moves) plus a history table; a little seeded noise at the root breaks ties between
+  equal moves so that games differ;
+- terminal scores ``+-(WIN_SCORE - ply)``: a faster win (and a slower loss) scores higher,
+  so a win in one is always played and a threat of one is parried whenever possible;
+- a forced move (a lone legal move, usually a pass) extends the search by one ply.
+
+Time control: numba code cannot read a clock, so the kernel stops after a node budget and
+Python runs the deepening loop: before each depth it turns the time left into a node budget
+from the measured speed (nodes per second). An aborted depth keeps the best root move among
+the root moves it finished (the previous depth's best is searched first, so this is never
+a move the search knows less about).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from hive_env.board import EXPANSIONS, HIST, IN_PROGRESS, LAST, PASS, PLY, POS, STATUS, play, unplay
+from hive_env.grid import NEIGH
+from hive_env.pieces import PIECES_PER_COLOUR
+from hive_env.rules import MAX_MOVES, generate_moves
+
+from .heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, terminal_score
+
+MAX_PLY = 64
+"""Deepest search (plies from the root); buffers are sized for it."""
+INF = 1_000_000
+MATE_BOUND = WIN_SCORE - 1000
+"""Scores beyond this are forced wins (or losses) found by the search."""
+EXACT, LOWER, UPPER = 0, 1, 2
+DEFAULT_TT_BITS = 20
+"""2**20 entries, about 18 MB."""
+
+_NEIGH = NEIGH
+_N_HISTORY = PASS + 1
+
+# stats slots shared between Python and the kernel ([8] int64)
+S_NODES, S_LIMIT, S_ABORTED, S_BEST, S_SCORE, S_PREV = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def _tt_key(board: np.ndarray, hist: np.ndarray) -> np.uint64:
+    """Zobrist hash of the position, mixed with the last-moved tile and the game type."""
+    h = hist[np.int64(board[PLY]) % HIST]
+    extra = np.uint64((np.int64(board[LAST]) + 2) * 16 + np.int64(board[EXPANSIONS]))
+    return h ^ (extra * np.uint64(0xD6E8FEB86659FD93))
+
+
+@njit(cache=True, inline="always")
+def _adjacent(a: int, b: int) -> bool:
+    for d in range(6):
+        if _NEIGH[a, d] == b:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _order_scores(board, moves, n, scores, tt_move, killers, ply, history, noise):
+    """Ordering key of each move: TT move, killers, then Hive pressure plus history."""
+    me = board[PLY] & 1
+    own_q = board[POS + me * PIECES_PER_COLOUR]
+    enemy_q = board[POS + (1 - me) * PIECES_PER_COLOUR]
+    my_queen = me * PIECES_PER_COLOUR
+    for i in range(n):
+        mv = moves[i]
+        if mv == tt_move:
+            scores[i] = 1 << 40
+            continue
+        if mv == killers[ply, 0]:
+            scores[i] = 1 << 38
+            continue
+        if mv == killers[ply, 1]:
+            scores[i] = 1 << 37
+            continue
+        s = np.int64(history[mv])
+        if mv != PASS:
+            p = mv >> 10
+            dst = mv & 1023
+            src = board[POS + p]
+            if enemy_q >= 0:
+                near_src = src >= 0 and _adjacent(src, enemy_q)
+                if dst == enemy_q:
+                    s += 30000
+                elif _adjacent(dst, enemy_q):
+                    if not near_src:
+                        s += 40000
+                elif near_src:
+                    s -= 10000
+            if own_q >= 0:
+                if p == my_queen:
+                    s += 10000
+                elif src >= 0 and _adjacent(src, own_q) and not _adjacent(dst, own_q):
+                    s += 20000
+        if noise:
+            s += np.random.randint(0, 64)
+        scores[i] = s
+
+
+@njit(cache=True)
+def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_moves, tt_scores,
+             tt_depths, tt_flags, killers, history, weights, stats):
+    """Fail-soft negamax with alpha-beta; the score is from the side to move's view."""
+    stats[S_NODES] += 1
+    if stats[S_NODES] >= stats[S_LIMIT]:
+        stats[S_ABORTED] = 1
+        return 0
+    if board[STATUS] != IN_PROGRESS:
+        return terminal_score(board, ply)
+    if depth <= 0 or ply >= MAX_PLY - 1:
+        return evaluate(board, weights)
+
+    key = _tt_key(board, hist)
+    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 1))
+    tt_move = -1
+    if tt_keys[slot] == key:
+        tt_move = tt_moves[slot]
+        if ply > 0 and tt_depths[slot] >= depth:
+            s = np.int64(tt_scores[slot])
+            if s > MATE_BOUND:  # stored relative to the node, read relative to the root
+                s -= ply
+            elif s < -MATE_BOUND:
+                s += ply
+            flag = tt_flags[slot]
+            if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
+                return s
+
+    if ply == 0 and stats[S_PREV] >= 0:
+        tt_move = stats[S_PREV]  # the previous depth's best goes first, whatever the TT kept
+    buf = moves[ply]
+    order = scores[ply]
+    n = generate_moves(board, buf)
+    _order_scores(board, buf, n, order, tt_move, killers, ply, history, ply == 0)
+    # a forced reply (often a pass) costs no depth: the search sees one move further there
+    child_depth = depth if n == 1 else depth - 1
+    alpha0 = alpha
+    best = -INF
+    best_move = buf[0]
+    for i in range(n):
+        # selection sort, one step at a time: cut-offs usually come early
+        k = i
+        for j in range(i + 1, n):
+            if order[j] > order[k]:
+                k = j
+        if k != i:
+            buf[i], buf[k] = buf[k], buf[i]
+            order[i], order[k] = order[k], order[i]
+        mv = buf[i]
+        token = play(board, hist, mv)
+        s = -_negamax(board, hist, child_depth, -beta, -alpha, ply + 1, moves, scores, tt_keys, tt_moves,
+                      tt_scores, tt_depths, tt_flags, killers, history, weights, stats)
+        unplay(board, mv, token)
+        if stats[S_ABORTED]:
+            return 0
+        if s > best:
+            best = s
+            best_move = mv
+            if ply == 0:
+                stats[S_BEST] = mv
+                stats[S_SCORE] = s
+            if s > alpha:
+                alpha = s
+                if alpha >= beta:
+                    if mv != killers[ply, 0]:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = mv
+                    history[mv] += depth * depth
+                    break
+
+    stored = best
+    if stored > MATE_BOUND:
+        stored += ply
+    elif stored < -MATE_BOUND:
+        stored -= ply
+    tt_keys[slot] = key
+    tt_moves[slot] = best_move
+    tt_scores[slot] = stored
+    tt_depths[slot] = depth
+    tt_flags[slot] = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+    return best
+
+
+@njit(cache=True)
+def search_depth(board, hist, depth, moves, scores, tt_keys, tt_moves, tt_scores, tt_depths, tt_flags,
+                 killers, history, weights, stats, seed):
+    """One full-width search of ``depth`` plies from the root (board restored on return).
+
+    Writes the best root move and its score into ``stats[S_BEST]``, ``stats[S_SCORE]``
+    (for an aborted search: the best among the root moves it finished, or -1).
+    """
+    np.random.seed(seed)
+    stats[S_ABORTED] = 0
+    stats[S_BEST] = -1
+    # int64 variables, not literals: one compiled signature for the recursive kernel (numba's
+    # cache mishandles a recursive function compiled for several signatures)
+    alpha = np.int64(-INF)
+    beta = np.int64(INF)
+    ply = np.int64(0)
+    return _negamax(board, hist, np.int64(depth), alpha, beta, ply, moves, scores, tt_keys, tt_moves,
+                    tt_scores, tt_depths, tt_flags, killers, history, weights, stats)
+
+
+@dataclass
+class SearchResult:
+    """What one ``AlphaBeta.search`` found."""
+
+    move: int
+    score: int
+    depth: int
+    """Deepest fully finished depth (0 when the move was forced)."""
+    nodes: int
+    seconds: float
+
+
+class AlphaBeta:
+    """An alpha-beta searcher with its own transposition and history tables.
+
+    It owns every array the kernel touches, with fixed dtypes, so the recursive kernel is
+    compiled for exactly one signature (see ``search_depth``).
+
+    Args:
+        tt_bits: log2 of the transposition table size.
+        weights: [N_WEIGHTS] int32 evaluation weights (``heuristic.make_weights``).
+        seed: seeds the root tie-break noise (a different stream per search).
+    """
+
+    def __init__(self, tt_bits: int = DEFAULT_TT_BITS, weights: np.ndarray | None = None, seed: int = 0):
+        size = 1 << tt_bits
+        self.tt_keys = np.zeros(size, dtype=np.uint64)
+        self.tt_moves = np.full(size, -1, dtype=np.int32)
+        self.tt_scores = np.zeros(size, dtype=np.int32)
+        self.tt_depths = np.full(size, -1, dtype=np.int16)
+        self.tt_flags = np.zeros(size, dtype=np.int8)
+        self.killers = np.full((MAX_PLY, 2), -1, dtype=np.int32)
+        self.history = np.zeros(_N_HISTORY, dtype=np.int64)
+        self.moves = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int32)
+        self.scores = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
+        w = DEFAULT_WEIGHTS if weights is None else weights
+        self.weights = np.array(w, dtype=np.int32, order="C")  # a copy: tuning one searcher leaves others
+        self.stats = np.zeros(8, dtype=np.int64)
+        self.nps = 50_000.0
+        self._rng = np.random.default_rng(seed)
+
+    def search(self, board: np.ndarray, hist: np.ndarray, depth: int | None = None,
+               time_s: float | None = None) -> SearchResult:
+        """Best move of a position in progress within a depth and/or time limit.
+
+        Args:
+            board, hist: the position (copied; the caller's arrays are not touched).
+            depth: deepest depth to search; None = until time runs out (or MAX_PLY).
+            time_s: seconds to stay within; None = no time limit (then ``depth`` is needed).
+
+        Raises:
+            ValueError: the game is over, or neither limit is given.
+        """
+        start = time.perf_counter()
+        if depth is None and time_s is None:
+            raise ValueError("alphabeta needs a depth or a time limit")
+        board, hist = board.copy(), hist.copy()
+        legal = self.moves[0]
+        n = generate_moves(board, legal)
+        if n == 0:
+            raise ValueError("the game is over: there is no move to choose")
+        if n == 1:
+            return SearchResult(int(legal[0]), 0, 0, 0, time.perf_counter() - start)
+        max_depth = min(depth if depth is not None else MAX_PLY - 2, MAX_PLY - 2)
+        # deadline with a margin for process and reply overhead
+        deadline = None if time_s is None else start + max(0.0, 0.9 * time_s - 0.03)
+        self.history //= 8
+        self.killers[:] = -1
+        best = SearchResult(int(legal[0]), 0, 0, 0, 0.0)
+        nodes_total = 0
+        for d in range(1, max_depth + 1):
+            now = time.perf_counter()
+            if deadline is None:
+                limit = 1 << 62
+            else:
+                left = deadline - now
+                if d > 1 and (left <= 0 or now - start > 0.5 * (deadline - start)):
+                    break  # the next depth would not finish in time
+                limit = max(200, int(left * self.nps))
+            self.stats[:] = 0
+            self.stats[S_LIMIT] = limit
+            self.stats[S_PREV] = best.move if d > 1 else -1
+            t0 = time.perf_counter()
+            score = search_depth(board, hist, d, self.moves, self.scores, self.tt_keys, self.tt_moves,
+                                 self.tt_scores, self.tt_depths, self.tt_flags, self.killers, self.history,
+                                 self.weights, self.stats, int(self._rng.integers(1 << 31)))
+            spent = time.perf_counter() - t0
+            nodes = int(self.stats[S_NODES])
+            nodes_total += nodes
+            if spent > 0.01:
+                self.nps = max(1000.0, nodes / spent)
+            if self.stats[S_ABORTED]:
+                if self.stats[S_BEST] >= 0:
+                    best = SearchResult(int(self.stats[S_BEST]), int(self.stats[S_SCORE]), best.depth, 0, 0.0)
+                break
+            best = SearchResult(int(self.stats[S_BEST]), int(score), d, 0, 0.0)
+            if abs(score) > MATE_BOUND:
+                break  # a forced result: deeper search cannot change it
+        best.nodes = nodes_total
+        best.seconds = time.perf_counter() - start
+        return best
