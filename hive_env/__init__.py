@@ -13,6 +13,15 @@ Game        the Python object for one game (history, UHP strings, undo)
 ==========  ===============================================================
 """
 
+import os as _os
+
+import numba as _numba
+
+# numba's OpenMP layer and torch's own OpenMP runtime spin against each other when both run
+# in one process; the workqueue layer does not. An explicit NUMBA_THREADING_LAYER wins.
+if "NUMBA_THREADING_LAYER" not in _os.environ:
+    _numba.config.THREADING_LAYER = "workqueue"
+
 from .board import BLACK_WINS, DRAW, IN_PROGRESS, PASS, WHITE_WINS  # outcome codes, pass move
 from .errors import GameStringError, HiveError, IllegalMoveError, NotationError  # error types
 from .game import Game  # the Python API

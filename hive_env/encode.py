@@ -1,0 +1,554 @@
+"""Graph observations for a graph network, from the side to move's point of view.
+
+A position becomes a padded graph with a fixed node count ``N`` per game type, so batches
+of the same game type stack. Nodes, in this order:
+
+1. **reserve nodes**, at fixed indices ``0 .. 2K-1``: one per (relative colour, bug kind in
+   the game), the mover's ``K`` kinds first (bug order Q S B G A [M L P]), then the
+   opponent's; present even when empty (count 0);
+2. **stack nodes**, one per occupied hex, ordered by the relative index of their top tile
+   (``actions`` module: the mover's tiles first);
+3. **empty-cell nodes**, every empty hex adjacent to the hive (the origin alone on an
+   empty board). Every destination of a legal move is a stack or such a cell: a tile
+   that arrives must touch a tile that was there before its move (RULES.md, one hive).
+
+Sizes (``n`` pieces, ``K`` kinds per colour, ``A`` actions as in ``actions``)::
+
+    N = 2K + n + (2n + 4) = 2K + 3n + 4      Base: 10 + 22 + 48 = 80, Base+MLP: 16 + 28 + 60 = 104
+
+At most ``n`` stacks, and at most ``2S + 4`` empty cells touch a connected group of ``S``
+hexes: add the hexes one at a time, each touching an earlier one; the new hex leaves the
+border and brings at most its 3 neighbours that are not next to the hex it touches (the
+other two flank that contact, so they already touch the group): +2 per hex from 6 for one.
+A line of hexes reaches the bound. This is tighter than the ``4n + 2`` first budgeted
+(``N`` = 104 instead of 158 for Base+MLP); a set-up position that breaks it (a disconnected
+hive) raises ``EncodingError``.
+
+Arrays (batched: leading ``[B]``; the single-game ``observe`` drops it):
+
+==============  ================  =========================================================
+key             shape, dtype      meaning
+==============  ================  =========================================================
+node_feat       [B, N, F] f32     node features (table below), 0 on padding
+node_type       [B, N] int8       0 reserve, 1 stack, 2 empty cell, -1 padding
+neighbours      [B, N, 6] int16   node index of the hex in direction d (NE E SE SW W NW), -1
+                                  if that hex is not a node (and always for reserve nodes)
+node_mask       [B, N] bool       True for real nodes (a prefix of length n_nodes)
+node_hex        [B, N] int16      hex of stack / empty nodes, -1 otherwise (metadata for tests
+                                  and rendering, not a network input: not translation invariant)
+n_nodes         [B] int32         number of real nodes
+global_feat     [B, G] f32        global features (table below)
+legal_mask      [B, A] bool       True = legal action (one per legal move)
+legal_actions   [B, M] int32      the legal actions in move-generation order, -1 padded
+legal_src       [B, M] int16      node the move starts from: the mover's reserve node of the
+                                  tile's kind for a placement, its stack node for a movement
+legal_dst       [B, M] int16      node the move ends on (stack or empty-cell node);
+                                  src = dst = -1 for pass (only ever legal alone) and padding
+n_legal         [B] int32         number of legal actions (0 only for a finished game)
+current_player  [B] int8          side to move, 0 White 1 Black (not a network input)
+==============  ================  =========================================================
+
+``M = MAX_LEGAL = 512`` by default (real positions stay far below; exceeding it raises
+``EncodingError``). All arrays are C-contiguous, so ``torch.from_numpy`` shares memory.
+
+Node features (``F = 37``); counts are raw unless a scale is given; "own" = side to move:
+
+=====  ================  ===============================================================
+index  name              meaning
+=====  ================  ===============================================================
+0-2    TYPE              one-hot reserve / stack / empty cell
+3-10   BUG               one-hot bug of the top tile (stack) or of the kind (reserve)
+11     OWN               top tile (stack) / reserve is the side to move's
+12     OPP               ... is the opponent's
+13     HEIGHT            tiles in the stack
+14     OWN_TILES         the side to move's tiles in the stack (top included)
+15     OPP_TILES         the opponent's tiles in the stack
+16-23  GROUND_BUG        one-hot bug of the bottom tile of the stack
+24     GROUND_OWN        bottom tile is the side to move's
+25     GROUND_OPP        bottom tile is the opponent's
+26     PINNED            single tile whose lifting splits the hive (one-hive rule)
+27     COVERED           the stack covers tiles (height > 1)
+28     LAST_MOVED        top tile moved or was thrown on the previous ply (frozen now)
+29     NEIGHBOURS        occupied neighbour hexes, 0..6 (stack and empty nodes)
+30     NEXT_OWN_QUEEN    hex touches the side to move's queen
+31     NEXT_OPP_QUEEN    hex touches the opponent's queen
+32     PLACE_OWN         empty cell where the side to move's placement rule allows a tile
+33     PLACE_OPP         ... where the opponent's does
+34     RESERVE_COUNT     tiles of that kind still in reserve (reserve nodes)
+35     MOVES_FROM        legal moves starting at this node / 16
+36     MOVES_TO          legal moves ending at this node / 16
+=====  ================  ===============================================================
+
+Global features (``G = 15``):
+
+=====  =========================================================================
+0      side to move is Black
+1      own queen in play            2   opponent queen in play
+3      own queen must be placed now (fourth turn, still in reserve)
+4      own first turn (the queen may not be placed yet)
+5      turn number / 50 (turn = ply // 2 + 1)
+6      ply / ply cap (0 without a cap)
+7      empty hexes around own queen / 6 (0 if not in play)
+8      empty hexes around opponent queen / 6 (0 if not in play)
+9      own tiles in reserve / (n/2)  10  opponent tiles in reserve / (n/2)
+11     the previous ply was a pass
+12-14  expansions M, L, P in the game type
+=====  =========================================================================
+
+Every feature is invariant under the 12 hex symmetries; only ``neighbours`` (its direction
+axis) and ``node_hex`` change, which is what ``transform_observation`` applies. A network
+that scores move ``m`` from ``(embedding[legal_src[m]], embedding[legal_dst[m]])`` needs no
+action-id relabelling at all for augmentation; ``transform_actions`` relabels ids when a
+policy target is stored per action id.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .actions import _N_GAME, _REL_PIECE, encode_move, num_actions, transform_actions
+from .board import BELOW, BOARD_SIZE, EXPANSIONS, LAST, LEVEL, PASS, PLY, PLY_CAP, POS, TOP
+from .errors import HiveError
+from .grid import N_HEX, NEIGH, ORIGIN
+from .pieces import BUG_COUNT, BUG_FIRST_SLOT, N_BUGS, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, bug_in_game
+from .pinned import articulation_hexes
+from .rules import MAX_MOVES, generate_moves
+from .symmetry import DIR_MAPS, HEX_MAPS
+
+MAX_LEGAL = 512
+NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
+
+# Node feature indices (keep in sync with the table in the module docstring).
+F_TYPE = 0
+F_BUG = 3
+F_OWN = 11
+F_OPP = 12
+F_HEIGHT = 13
+F_OWN_TILES = 14
+F_OPP_TILES = 15
+F_GROUND_BUG = 16
+F_GROUND_OWN = 24
+F_GROUND_OPP = 25
+F_PINNED = 26
+F_COVERED = 27
+F_LAST_MOVED = 28
+F_NEIGHBOURS = 29
+F_NEXT_OWN_QUEEN = 30
+F_NEXT_OPP_QUEEN = 31
+F_PLACE_OWN = 32
+F_PLACE_OPP = 33
+F_RESERVE_COUNT = 34
+F_MOVES_FROM = 35
+F_MOVES_TO = 36
+N_NODE_FEATURES = 37
+N_GLOBAL_FEATURES = 15
+MOVES_SCALE = 1.0 / 16.0
+
+OBS_FIELDS = (
+    "node_feat", "node_type", "neighbours", "node_mask", "node_hex", "n_nodes", "global_feat",
+    "legal_mask", "legal_actions", "legal_src", "legal_dst", "n_legal", "current_player",
+)
+"""Keys of an observation dict, in the order the kernels take them."""
+
+# Kernel error codes (0 = ok).
+ERR_TOO_MANY_MOVES, ERR_TOO_MANY_NODES, ERR_UNMAPPED_MOVE = 1, 2, 3
+
+
+class EncodingError(HiveError):
+    """A position that does not fit the fixed padding (too many legal moves or cells)."""
+
+
+def _build_kinds() -> tuple[np.ndarray, np.ndarray]:
+    kind_bug = np.full((8, N_BUGS), -1, dtype=np.int64)  # [exp, k] -> bug
+    bug_kind = np.full((8, N_BUGS), -1, dtype=np.int64)  # [exp, bug] -> k
+    for exp in range(8):
+        k = 0
+        for bug in range(N_BUGS):
+            if bug_in_game(bug, exp):
+                kind_bug[exp, k] = bug
+                bug_kind[exp, bug] = k
+                k += 1
+    return kind_bug, bug_kind
+
+
+KIND_BUG, BUG_KIND = _build_kinds()
+_KIND_BUG, _BUG_KIND = KIND_BUG, BUG_KIND
+_N_KINDS = (KIND_BUG >= 0).sum(axis=1).astype(np.int64)
+_N_NODES = 2 * _N_KINDS + 3 * _N_GAME + 4
+_NEIGH = NEIGH
+_COLOUR = PIECE_COLOUR
+_BUG = PIECE_BUG
+_FIRST = BUG_FIRST_SLOT
+_COUNT = BUG_COUNT
+
+
+def graph_dims(expansions: int, max_legal: int = MAX_LEGAL) -> dict[str, int]:
+    """Padding sizes of a game type: n (pieces), K (kinds per colour), N, F, G, A, M."""
+    return {
+        "n": int(_N_GAME[expansions]), "K": int(_N_KINDS[expansions]), "N": int(_N_NODES[expansions]),
+        "F": N_NODE_FEATURES, "G": N_GLOBAL_FEATURES, "A": int(num_actions(expansions)), "M": max_legal,
+    }
+
+
+def allocate_observation(batch: int, expansions: int, max_legal: int = MAX_LEGAL) -> dict[str, np.ndarray]:
+    """Fresh, empty observation arrays for ``batch`` games of a game type (padding values)."""
+    d = graph_dims(expansions, max_legal)
+    N, M = d["N"], d["M"]
+    return {
+        "node_feat": np.zeros((batch, N, N_NODE_FEATURES), dtype=np.float32),
+        "node_type": np.full((batch, N), NODE_PAD, dtype=np.int8),
+        "neighbours": np.full((batch, N, 6), -1, dtype=np.int16),
+        "node_mask": np.zeros((batch, N), dtype=np.bool_),
+        "node_hex": np.full((batch, N), -1, dtype=np.int16),
+        "n_nodes": np.zeros(batch, dtype=np.int32),
+        "global_feat": np.zeros((batch, N_GLOBAL_FEATURES), dtype=np.float32),
+        "legal_mask": np.zeros((batch, d["A"]), dtype=np.bool_),
+        "legal_actions": np.full((batch, M), -1, dtype=np.int32),
+        "legal_src": np.full((batch, M), -1, dtype=np.int16),
+        "legal_dst": np.full((batch, M), -1, dtype=np.int16),
+        "n_legal": np.zeros(batch, dtype=np.int32),
+        "current_player": np.zeros(batch, dtype=np.int8),
+    }
+
+
+def allocate_moves(batch: int) -> np.ndarray:
+    """[B, MAX_MOVES] int32 move buffers: ``encode_into`` leaves each game's legal moves
+    there, slot m aligned with ``legal_actions[b, m]``."""
+    return np.zeros((batch, MAX_MOVES), dtype=np.int32)
+
+
+@njit(cache=True, nogil=True)
+def encode_into(board, b, obs, moves, node_of_hex, pinned):
+    """Encode ``board`` into row ``b`` of the observation arrays ``obs`` (a tuple in
+    ``OBS_FIELDS`` order); return 0 or an ``ERR_*`` code.
+
+    ``moves`` [MAX_MOVES] int32 receives the legal moves (slot m <-> legal_actions[b, m]);
+    ``node_of_hex`` [1024] int16 must be all -1 and ``pinned`` [1024] bool all False on
+    entry; both are restored on return. ``board`` is restored too.
+    """
+    (node_feat, node_type, neighbours, node_mask, node_hex, n_nodes, global_feat,
+     legal_mask, legal_actions, legal_src, legal_dst, n_legal, current_player) = obs
+    N = node_type.shape[1]
+    M = legal_actions.shape[1]
+    feat = node_feat[b]
+    feat[:, :] = 0.0
+    node_type[b, :] = NODE_PAD
+    neighbours[b, :, :] = -1
+    node_mask[b, :] = False
+    node_hex[b, :] = -1
+    global_feat[b, :] = 0.0
+    legal_mask[b, :] = False
+    legal_actions[b, :] = -1
+    legal_src[b, :] = -1
+    legal_dst[b, :] = -1
+    err = 0
+
+    exp = board[EXPANSIONS]
+    n = _N_GAME[exp]
+    half = n // 2
+    K = _N_KINDS[exp]
+    ply = np.int64(board[PLY])
+    me = ply & 1
+    opp = 1 - me
+    q_own = board[POS + me * PIECES_PER_COLOUR]
+    q_opp = board[POS + opp * PIECES_PER_COLOUR]
+
+    # 1. reserve nodes: fixed indices side * K + kind
+    reserve_own = 0
+    reserve_opp = 0
+    for side in range(2):
+        colour = me if side == 0 else opp
+        for k in range(K):
+            bug = _KIND_BUG[exp, k]
+            cnt = 0
+            for j in range(_COUNT[bug]):
+                if board[POS + colour * PIECES_PER_COLOUR + _FIRST[bug] + j] < 0:
+                    cnt += 1
+            if side == 0:
+                reserve_own += cnt
+            else:
+                reserve_opp += cnt
+            node = side * K + k
+            node_type[b, node] = NODE_RESERVE
+            node_mask[b, node] = True
+            feat[node, F_TYPE + NODE_RESERVE] = 1.0
+            feat[node, F_BUG + bug] = 1.0
+            feat[node, F_OWN + side] = 1.0
+            feat[node, F_RESERVE_COUNT] = cnt
+
+    # 2. stack nodes, by relative index of the top tile
+    articulation_hexes(board, pinned)
+    nn = 2 * K
+    last = board[LAST]
+    for rel in range(n):
+        p = _REL_PIECE[exp, me, rel]
+        h = board[POS + p]
+        if h < 0 or board[TOP + h] != p:
+            continue
+        node_of_hex[h] = nn
+        node_hex[b, nn] = h
+        node_type[b, nn] = NODE_STACK
+        node_mask[b, nn] = True
+        feat[nn, F_TYPE + NODE_STACK] = 1.0
+        feat[nn, F_BUG + _BUG[p]] = 1.0
+        feat[nn, F_OWN + (0 if _COLOUR[p] == me else 1)] = 1.0
+        height = board[LEVEL + p] + 1
+        feat[nn, F_HEIGHT] = height
+        g = p
+        ground = p
+        while g >= 0:
+            if _COLOUR[g] == me:
+                feat[nn, F_OWN_TILES] += 1.0
+            else:
+                feat[nn, F_OPP_TILES] += 1.0
+            ground = g
+            g = board[BELOW + g]
+        feat[nn, F_GROUND_BUG + _BUG[ground]] = 1.0
+        feat[nn, F_GROUND_OWN + (0 if _COLOUR[ground] == me else 1)] = 1.0
+        if height == 1 and pinned[h]:
+            feat[nn, F_PINNED] = 1.0
+        if height > 1:
+            feat[nn, F_COVERED] = 1.0
+        if p == last:
+            feat[nn, F_LAST_MOVED] = 1.0
+        nn += 1
+    n_stack_end = nn
+
+    # 3. empty cells around the hive (the origin on an empty board)
+    if n_stack_end == 2 * K:
+        node_of_hex[ORIGIN] = nn
+        node_hex[b, nn] = ORIGIN
+        node_type[b, nn] = NODE_EMPTY
+        node_mask[b, nn] = True
+        feat[nn, F_TYPE + NODE_EMPTY] = 1.0
+        feat[nn, F_PLACE_OWN] = 1.0
+        nn += 1
+    else:
+        for s in range(2 * K, n_stack_end):
+            h = node_hex[b, s]
+            for d in range(6):
+                c = _NEIGH[h, d]
+                if board[TOP + c] >= 0 or node_of_hex[c] >= 0:
+                    continue
+                if nn >= N:
+                    err = ERR_TOO_MANY_NODES
+                    break
+                node_of_hex[c] = nn
+                node_hex[b, nn] = c
+                node_type[b, nn] = NODE_EMPTY
+                node_mask[b, nn] = True
+                feat[nn, F_TYPE + NODE_EMPTY] = 1.0
+                nn += 1
+        own_in_play = False
+        opp_in_play = False
+        for i in range(PIECES_PER_COLOUR):
+            if board[POS + me * PIECES_PER_COLOUR + i] >= 0:
+                own_in_play = True
+            if board[POS + opp * PIECES_PER_COLOUR + i] >= 0:
+                opp_in_play = True
+        # adjacency features of stack and empty nodes
+        for node in range(2 * K, nn):
+            h = node_hex[b, node]
+            occ = 0
+            own_tops = 0
+            opp_tops = 0
+            for d in range(6):
+                c = _NEIGH[h, d]
+                neighbours[b, node, d] = node_of_hex[c]
+                t = board[TOP + c]
+                if t >= 0:
+                    occ += 1
+                    if _COLOUR[t] == me:
+                        own_tops += 1
+                    else:
+                        opp_tops += 1
+                if c == q_own:
+                    feat[node, F_NEXT_OWN_QUEEN] = 1.0
+                if c == q_opp:
+                    feat[node, F_NEXT_OPP_QUEEN] = 1.0
+            feat[node, F_NEIGHBOURS] = occ
+            if node >= n_stack_end:
+                # placement rule: touch own colour, no other; a side's first tile touches anything
+                if (own_tops > 0 and opp_tops == 0) or (not own_in_play and occ > 0):
+                    feat[node, F_PLACE_OWN] = 1.0
+                if (opp_tops > 0 and own_tops == 0) or (not opp_in_play and occ > 0):
+                    feat[node, F_PLACE_OPP] = 1.0
+
+    # 4. legal actions with their source and destination nodes
+    nm = generate_moves(board, moves)
+    if nm > M:
+        if err == 0:
+            err = ERR_TOO_MANY_MOVES
+        nm = M
+    for m in range(nm):
+        mv = moves[m]
+        a = encode_move(board, mv)
+        legal_mask[b, a] = True
+        legal_actions[b, m] = a
+        if mv == PASS:
+            continue
+        p = mv >> 10
+        ph = board[POS + p]
+        src = _BUG_KIND[exp, _BUG[p]] if ph < 0 else node_of_hex[ph]
+        dst = node_of_hex[mv & 1023]
+        if src < 0 or dst < 0:
+            if err == 0:
+                err = ERR_UNMAPPED_MOVE
+            continue
+        legal_src[b, m] = src
+        legal_dst[b, m] = dst
+        feat[src, F_MOVES_FROM] += MOVES_SCALE
+        feat[dst, F_MOVES_TO] += MOVES_SCALE
+
+    # 5. global features
+    gf = global_feat[b]
+    turn = ply // 2 + 1
+    gf[0] = me
+    gf[1] = 1.0 if q_own >= 0 else 0.0
+    gf[2] = 1.0 if q_opp >= 0 else 0.0
+    gf[3] = 1.0 if q_own < 0 and turn == 4 else 0.0
+    gf[4] = 1.0 if turn == 1 else 0.0
+    gf[5] = turn / 50.0
+    cap = board[PLY_CAP]
+    gf[6] = ply / cap if cap > 0 else 0.0
+    for side in range(2):
+        qh = q_own if side == 0 else q_opp
+        if qh >= 0:
+            free = 0
+            for d in range(6):
+                if board[TOP + _NEIGH[qh, d]] < 0:
+                    free += 1
+            gf[7 + side] = free / 6.0
+    gf[9] = reserve_own / half
+    gf[10] = reserve_opp / half
+    gf[11] = 1.0 if ply > 0 and last < 0 else 0.0
+    gf[12] = 1.0 if exp & 1 else 0.0
+    gf[13] = 1.0 if exp & 2 else 0.0
+    gf[14] = 1.0 if exp & 4 else 0.0
+
+    n_nodes[b] = nn
+    n_legal[b] = nm
+    current_player[b] = me
+    # restore the scratch arrays
+    for node in range(2 * K, nn):
+        h = node_hex[b, node]
+        node_of_hex[h] = -1
+        pinned[h] = False
+    return err
+
+
+CHUNK = 8
+"""Games per parallel task: each task's scratch arrays stay hot in cache across its games."""
+
+
+@njit(cache=True, nogil=True)
+def encode_games(boards, obs, moves, errors, lo, hi):
+    """``encode_into`` for games ``lo .. hi-1`` on the calling thread, with one scratch."""
+    node_of_hex = np.full(N_HEX, -1, dtype=np.int16)
+    pinned = np.zeros(N_HEX, dtype=np.bool_)
+    for b in range(lo, hi):
+        errors[b] = encode_into(boards[b], b, obs, moves[b], node_of_hex, pinned)
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def encode_batch_kernel(boards, obs, moves, errors):
+    """``encode_into`` for every game of a batch, in parallel over chunks of games."""
+    B = boards.shape[0]
+    for c in prange((B + CHUNK - 1) // CHUNK):
+        encode_games(boards, obs, moves, errors, c * CHUNK, min(B, (c + 1) * CHUNK))
+
+
+_ERR_TEXT = {
+    ERR_TOO_MANY_MOVES: "more legal moves than max_legal",
+    ERR_TOO_MANY_NODES: "more empty cells around the hive than 2 * stacks + 4 (disconnected hive?)",
+    ERR_UNMAPPED_MOVE: "a legal move whose source or destination is not a node (engine bug?)",
+}
+
+
+def raise_encoding_errors(errors: np.ndarray, max_legal: int = MAX_LEGAL) -> None:
+    """Raise :class:`EncodingError` for the first game with a non-zero kernel error code."""
+    bad = np.flatnonzero(errors)
+    if bad.size:
+        b = int(bad[0])
+        text = _ERR_TEXT[int(errors[b])].replace("max_legal", f"max_legal={max_legal}")
+        raise EncodingError(f"game {b}: cannot encode the position: {text}")
+
+
+def obs_tuple(obs: dict[str, np.ndarray]) -> tuple:
+    """The arrays of an observation dict in kernel (``OBS_FIELDS``) order."""
+    return tuple(obs[k] for k in OBS_FIELDS)
+
+
+def _as_boards(boards: np.ndarray) -> np.ndarray:
+    boards = np.ascontiguousarray(boards)
+    if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE or boards.dtype != np.int16:
+        raise HiveError(f"expected [B, {BOARD_SIZE}] int16 boards, got {boards.shape} {boards.dtype}")
+    exps = np.unique(boards[:, EXPANSIONS])
+    if exps.size != 1:
+        raise HiveError(f"a batch holds one game type; got expansion bits {exps.tolist()}")
+    return boards
+
+
+def observe_batch(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> dict[str, np.ndarray]:
+    """Observations of a batch of boards of one game type (fresh arrays, compiled, parallel).
+
+    Args:
+        boards: [B, BOARD_SIZE] int16; not modified.
+
+    Returns:
+        dict of the arrays in the module docstring, each with a leading [B].
+
+    Raises:
+        EncodingError: a position does not fit the padding.
+    """
+    boards = _as_boards(boards).copy()
+    B = boards.shape[0]
+    obs = allocate_observation(B, int(boards[0, EXPANSIONS]), max_legal)
+    errors = np.zeros(B, dtype=np.int8)
+    if B <= CHUNK:
+        encode_games(boards, obs_tuple(obs), allocate_moves(B), errors, 0, B)
+    else:
+        encode_batch_kernel(boards, obs_tuple(obs), allocate_moves(B), errors)
+    raise_encoding_errors(errors, max_legal)
+    return obs
+
+
+def observe(board: np.ndarray, max_legal: int = MAX_LEGAL) -> dict[str, np.ndarray]:
+    """Observation of one board: the arrays of ``observe_batch`` without the leading [B]."""
+    obs = observe_batch(np.asarray(board)[None], max_legal)
+    return {k: v[0, ...] for k, v in obs.items()}  # [B] fields become 0-d arrays
+
+
+def transform_observation(
+    obs: dict[str, np.ndarray], sym: int, board: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Image of an observation (one game or a batch) under hex symmetry ``sym`` (0..11).
+
+    Nodes keep their indices (they are tiles and cells, not coordinates), so the graph
+    changes only in the direction axis of ``neighbours`` (``DIR_MAPS``) and in the
+    ``node_hex`` metadata (``HEX_MAPS``); features, ``legal_src`` and ``legal_dst`` are
+    unchanged. Action ids depend on the reference directions: with ``board`` ([BOARD_SIZE]
+    or [B, BOARD_SIZE], the position(s) observed) ``legal_actions`` and ``legal_mask`` are
+    relabelled with ``transform_actions``; without it they are copied unchanged.
+
+    Returns:
+        A new dict (inputs are not modified).
+    """
+    out = {k: np.array(v, copy=True) for k, v in obs.items()}
+    dmap = np.asarray(DIR_MAPS[sym])
+    out["neighbours"][..., dmap] = obs["neighbours"]
+    hexes = obs["node_hex"]
+    out["node_hex"] = np.where(hexes >= 0, HEX_MAPS[sym][np.maximum(hexes, 0)], -1).astype(np.int16)
+    if board is not None:
+        batched = obs["legal_actions"].ndim == 2
+        boards = np.asarray(board).reshape(-1, BOARD_SIZE)
+        acts = out["legal_actions"].reshape(boards.shape[0], -1)
+        mask = out["legal_mask"].reshape(boards.shape[0], -1)
+        for i in range(boards.shape[0]):
+            acts[i] = transform_actions(boards[i], acts[i], sym)
+            mask[i] = False
+            mask[i, acts[i][acts[i] >= 0]] = True
+        if not batched:
+            out["legal_actions"], out["legal_mask"] = acts[0], mask[0]
+    return out

@@ -1,0 +1,154 @@
+"""Gymnasium adapter: one game of Hive as a self-play ``gymnasium.Env`` (optional extra).
+
+Each ``step`` plays the move of whichever side is to move, so one agent plays both sides.
+Observations are the single-game arrays of ``hive_env.encode`` (a dict, from the side to
+move's view), the action space is ``Discrete(A)`` of ``hive_env.actions``, and
+``info["action_mask"]`` is the ``[A] int8`` legal mask (1 = legal: Gymnasium's
+``Discrete.sample(mask)`` wants int8; the observation's own ``legal_mask`` is bool).
+
+The reward is from the view of the player who just moved: +1 if the move won, -1 if it
+lost (it can: a move may surround its own queen), 0 otherwise. ``terminated`` = the game
+has a result; ``truncated`` = the ply cap ended it (a draw that is not a result). After
+either, ``reset()`` starts a new game; stepping a finished game raises ``HiveError``.
+
+Needs ``gymnasium`` (the ``dev`` extra); nothing else in ``hive_env`` imports this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .actions import IllegalActionError, action_to_move, decode_action
+from .board import BLACK_WINS, DRAW, IN_PROGRESS, WHITE_WINS, compute_status
+from .board import PLY_CAP as _PLY_CAP
+from .encode import MAX_LEGAL, N_GLOBAL_FEATURES, N_NODE_FEATURES, graph_dims, observe
+from .errors import HiveError
+from .game import Game
+from .pieces import parse_game_type
+from .vec_env import DEFAULT_PLY_CAP
+
+MAX_LEGAL_CAP = 1024  # no position has more legal moves (rules.MAX_MOVES): bounds MOVES_FROM / MOVES_TO
+
+
+def observation_space(expansions: int, max_legal: int = MAX_LEGAL) -> spaces.Dict:
+    """The ``gymnasium.spaces.Dict`` of one game's observation arrays (bounds are loose
+    but finite: features are counts, flags and fractions, turn / 50 included)."""
+    d = graph_dims(expansions, max_legal)
+    N, A, M = d["N"], d["A"], d["M"]
+
+    def box(low, high, shape, dtype):
+        return spaces.Box(low=low, high=high, shape=shape, dtype=dtype)
+
+    return spaces.Dict({
+        "node_feat": box(0.0, MAX_LEGAL_CAP / 16.0, (N, N_NODE_FEATURES), np.float32),
+        "node_type": box(-1, 2, (N,), np.int8),
+        "neighbours": box(-1, N - 1, (N, 6), np.int16),
+        "node_mask": box(0, 1, (N,), np.bool_),
+        "node_hex": box(-1, 1023, (N,), np.int16),
+        "n_nodes": box(0, N, (), np.int32),
+        "global_feat": box(0.0, 2**15 / 100.0, (N_GLOBAL_FEATURES,), np.float32),
+        "legal_mask": box(0, 1, (A,), np.bool_),
+        "legal_actions": box(-1, A - 1, (M,), np.int32),
+        "legal_src": box(-1, N - 1, (M,), np.int16),
+        "legal_dst": box(-1, N - 1, (M,), np.int16),
+        "n_legal": box(0, M, (), np.int32),
+        "current_player": box(0, 1, (), np.int8),
+    })
+
+
+def game_outcome(game: Game) -> tuple[float, bool, bool]:
+    """``(reward for the player who just moved, terminated, truncated)`` after a move."""
+    status = game.status
+    if status == IN_PROGRESS:
+        return 0.0, False, False
+    mover = 1 - game.side_to_move
+    if status == WHITE_WINS:
+        return (1.0 if mover == 0 else -1.0), True, False
+    if status == BLACK_WINS:
+        return (1.0 if mover == 1 else -1.0), True, False
+    # a draw: by the rules (terminated) or by the ply cap (truncated)?
+    board = game.board.copy()
+    board[_PLY_CAP] = 0
+    real = compute_status(board, game.hist) == DRAW
+    return 0.0, real, not real
+
+
+class HiveGymEnv(gymnasium.Env):
+    """One self-play game of Hive.
+
+    Args:
+        game_type: ``"Base"`` .. ``"Base+MLP"``.
+        ply_cap: draw (truncation) after this many plies; 0 = none.
+        render_mode: ``None`` or ``"ansi"`` (the UHP GameString).
+        max_legal: M, padding of the legal-action lists.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, game_type: str = "Base+MLP", ply_cap: int = DEFAULT_PLY_CAP,
+                 render_mode: str | None = None, max_legal: int = MAX_LEGAL):
+        if render_mode not in (None, "ansi"):
+            raise HiveError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.game_type = game_type
+        self.expansions = parse_game_type(game_type)
+        self.ply_cap = int(ply_cap)
+        self.render_mode = render_mode
+        self.max_legal = max_legal
+        self.observation_space = observation_space(self.expansions, max_legal)
+        self.action_space = spaces.Discrete(graph_dims(self.expansions)["A"])
+        self.game = Game(game_type, ply_cap=self.ply_cap)
+        self._obs: dict[str, np.ndarray] = {}
+
+    def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        self._obs = observe(self.game.board, self.max_legal)
+        info = {"action_mask": self._obs["legal_mask"].astype(np.int8),
+                "current_player": int(self.game.side_to_move)}
+        return self._obs, info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """New game. Returns ``(obs, info)``; no randomness is used.
+
+        ``options`` may start elsewhere than the empty board: ``{"game_string": "Base;..."}``
+        (a UHP GameString) or ``{"game": Game}`` (copied; e.g. ``Game.from_board`` of a
+        set-up position). The position must be of this env's game type and in progress.
+        """
+        super().reset(seed=seed)
+        options = options or {}
+        if "game_string" in options:
+            game = Game.from_string(options["game_string"], ply_cap=self.ply_cap)
+        elif "game" in options:
+            game = options["game"].copy()
+        else:
+            game = Game(self.game_type, ply_cap=self.ply_cap)
+        if game.expansions != self.expansions or game.is_over:
+            raise HiveError(f"cannot start from a {game.game_type} game in state {game.state}")
+        self.game = game
+        return self._observe()
+
+    def step(self, action):
+        """Play ``action`` for the side to move.
+
+        Raises:
+            IllegalActionError: the action is not legal (the game is unchanged).
+            HiveError: the game is over (call ``reset``).
+        """
+        if self.game.is_over:
+            raise HiveError("the game is over: call reset()")
+        a = int(action)
+        if not (0 <= a < self.action_space.n and self._obs["legal_mask"][a]):
+            move = int(decode_action(self.game.board, a)) if 0 <= a < self.action_space.n else -1
+            what = f" ({self.game.move_string(move)})" if move >= 0 else ""
+            raise IllegalActionError(f"action {a}{what} is not legal here")
+        self.game.play(action_to_move(self.game.board, a))
+        reward, terminated, truncated = game_outcome(self.game)
+        obs, info = self._observe()
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self.game.game_string()
+        return None

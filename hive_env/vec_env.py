@@ -1,0 +1,333 @@
+"""``HiveVecEnv``: B games stepped at once by compiled kernels, graph observations out.
+
+Env contract
+------------
+- ``reset(seed=None) -> (obs, info)``: every game back to the empty board, White to move.
+- ``step(actions [B] int) -> (obs, rewards, terminated, truncated, info)``: plays one action
+  in every game. All actions are validated first, in one compiled pass; if any is not
+  legal, ``IllegalActionError`` names the first bad game index and action and *no* game
+  changes. Otherwise every game advances one ply, in parallel (numba ``prange``, GIL
+  released).
+- ``observe() -> obs``: the observation of the current positions (the dict that ``reset``
+  and ``step`` return; arrays and keys as in ``hive_env.encode``).
+- Legal mask invariants: ``obs["legal_mask"][b]`` has exactly ``obs["n_legal"][b] >= 1``
+  True entries, one per legal move (perft convention); pass (``A - 1``) is legal
+  only when it is the only legal action.
+- Terminal handling: every game held by the env is in progress. A game that ends on a step
+  reports ``rewards[b]`` (+1 win, -1 loss, 0 draw, from the view of the player who just
+  moved), ``terminated[b]`` (a real result: surround, double surround, threefold
+  repetition) or ``truncated[b]`` (the ply cap: a draw that is not a real result), and
+  ``info["final_status"][b]`` (``WHITE_WINS``/``BLACK_WINS``/``DRAW``; 0 = ``IN_PROGRESS``
+  for games that did not end) and ``info["episode_length"][b]`` (plies); it is then reset
+  at once, so the returned observation of that game is the new game's first position.
+- ``get_state(i) -> (board, hist)`` / ``set_state(i, board, hist)``: copies of one game's
+  state, for search; ``set_state`` re-encodes that game's observation and refuses a
+  finished game or another game type (the board's own ply cap travels with it).
+
+Threads: kernels run on ``numba.get_num_threads()`` threads (``numba.set_num_threads``),
+in chunks of ``CHUNK`` games; batches of at most ``CHUNK`` games, or one thread, take a
+serial kernel. On machines whose cores are shared, ``OMP_WAIT_POLICY=PASSIVE`` keeps idle
+OpenMP workers from spinning.
+
+Memory ownership: the observation arrays are preallocated and overwritten in place by
+every ``reset``/``step``/``set_state``; copy what you keep. They are C-contiguous, so
+``torch.from_numpy`` shares their memory. ``rewards``, ``terminated``, ``truncated`` and
+the ``info`` arrays are fresh per call.
+
+dtypes: boards ``[B, BOARD_SIZE] int16``, hists ``[B, 64] uint64``, rewards ``[B] float32``,
+terminated/truncated ``[B] bool``, final_status ``[B] int8``, episode_length ``[B] int32``.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .actions import IllegalActionError, decode_action, num_actions
+from .board import (
+    BLACK_WINS,
+    BOARD_SIZE,
+    DRAW,
+    EXPANSIONS,
+    HIST,
+    IN_PROGRESS,
+    PLY,
+    PLY_CAP,
+    STATUS,
+    WHITE_WINS,
+    compute_status,
+    new_board,
+    play,
+)
+from .encode import (
+    CHUNK,
+    MAX_LEGAL,
+    allocate_moves,
+    allocate_observation,
+    encode_games,
+    encode_into,
+    obs_tuple,
+    raise_encoding_errors,
+)
+from .errors import HiveError
+from .grid import N_HEX
+from .pieces import parse_game_type
+from .uhp import format_move
+
+DEFAULT_PLY_CAP = 300
+"""Ply cap of training games (a draw, reported as truncated); hive-demo uses the same."""
+
+
+@njit(cache=True, nogil=True)
+def _find_slot(board, action, moves, n):
+    """Slot of ``action`` among the ``n`` legal moves, or -1 if it is not legal."""
+    move = decode_action(board, action)
+    if move < 0:
+        return -1
+    for m in range(n):
+        if moves[m] == move:
+            return m
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _is_real_draw(board, hist):
+    """Whether a drawn game is drawn by the rules (double surround, repetition), not the cap."""
+    cap = board[PLY_CAP]
+    board[PLY_CAP] = 0
+    real = compute_status(board, hist) == DRAW
+    board[PLY_CAP] = cap
+    return real
+
+
+@njit(cache=True, nogil=True)
+def _play_one(board, hist, move, start, b, rewards, terminated, truncated, final_status, episode_length):
+    """Play ``move`` in one game, record its outcome, reset it if it ended."""
+    mover = board[PLY] & 1
+    play(board, hist, move)
+    status = board[STATUS]
+    rewards[b] = 0.0
+    terminated[b] = False
+    truncated[b] = False
+    final_status[b] = status
+    episode_length[b] = 0
+    if status != IN_PROGRESS:
+        episode_length[b] = board[PLY]
+        if status == WHITE_WINS:
+            rewards[b] = 1.0 if mover == 0 else -1.0
+        elif status == BLACK_WINS:
+            rewards[b] = 1.0 if mover == 1 else -1.0
+        if status == DRAW and not _is_real_draw(board, hist):
+            truncated[b] = True
+        else:
+            terminated[b] = True
+        board[:] = start
+        hist[:] = 0
+
+
+@njit(cache=True, nogil=True)
+def _validate_games(boards, actions, moves, n_moves, slots, lo, hi):
+    for b in range(lo, hi):
+        slots[b] = _find_slot(boards[b], actions[b], moves[b], n_moves[b])
+
+
+@njit(cache=True, nogil=True)
+def _step_games(boards, hists, slots, start, obs, moves, n_moves,
+                rewards, terminated, truncated, final_status, episode_length, errors, lo, hi):
+    """Play, record, auto-reset and re-encode games ``lo .. hi-1`` (one scratch per call)."""
+    node_of_hex = np.full(N_HEX, -1, dtype=np.int16)
+    pinned = np.zeros(N_HEX, dtype=np.bool_)
+    for b in range(lo, hi):
+        if slots[b] >= 0:
+            _play_one(boards[b], hists[b], moves[b, slots[b]], start, b,
+                      rewards, terminated, truncated, final_status, episode_length)
+        else:  # reset
+            boards[b, :] = start
+            hists[b, :] = 0
+        errors[b] = encode_into(boards[b], b, obs, moves[b], node_of_hex, pinned)
+        n_moves[b] = obs[11][b]  # n_legal; a private copy survives callers writing into obs
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _step_parallel(boards, hists, actions, start, obs, moves, n_moves,
+                   rewards, terminated, truncated, final_status, episode_length, errors):
+    """Validate every action, then play, auto-reset and re-encode every game, in parallel
+    over chunks of games. Returns the first game whose action is illegal (then nothing
+    changed), or -1."""
+    B = boards.shape[0]
+    n_chunks = (B + CHUNK - 1) // CHUNK
+    slots = np.empty(B, dtype=np.int64)
+    for c in prange(n_chunks):
+        _validate_games(boards, actions, moves, n_moves, slots, c * CHUNK, min(B, (c + 1) * CHUNK))
+    for b in range(B):
+        if slots[b] < 0:
+            return b
+    for c in prange(n_chunks):
+        _step_games(boards, hists, slots, start, obs, moves, n_moves, rewards, terminated, truncated,
+                    final_status, episode_length, errors, c * CHUNK, min(B, (c + 1) * CHUNK))
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _step_serial(boards, hists, actions, start, obs, moves, n_moves,
+                 rewards, terminated, truncated, final_status, episode_length, errors):
+    """``_step_parallel`` on the calling thread (small batches, one numba thread)."""
+    B = boards.shape[0]
+    slots = np.empty(B, dtype=np.int64)
+    _validate_games(boards, actions, moves, n_moves, slots, 0, B)
+    for b in range(B):
+        if slots[b] < 0:
+            return b
+    _step_games(boards, hists, slots, start, obs, moves, n_moves, rewards, terminated, truncated,
+                final_status, episode_length, errors, 0, B)
+    return -1
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _reset_parallel(boards, hists, start, obs, moves, n_moves, errors):
+    B = boards.shape[0]
+    slots = np.full(B, -1, dtype=np.int64)  # -1 = reset
+    f32 = np.empty(B, dtype=np.float32)
+    flag = np.empty(B, dtype=np.bool_)
+    i8 = np.empty(B, dtype=np.int8)
+    i32 = np.empty(B, dtype=np.int32)
+    for c in prange((B + CHUNK - 1) // CHUNK):
+        _step_games(boards, hists, slots, start, obs, moves, n_moves, f32, flag, flag, i8, i32, errors,
+                    c * CHUNK, min(B, (c + 1) * CHUNK))
+
+
+class HiveVecEnv:
+    """B games of one game type, stepped together (see the module docstring).
+
+    Args:
+        num_envs: B, number of games.
+        game_type: ``"Base"`` .. ``"Base+MLP"`` or expansion bits.
+        ply_cap: a game reaching this many plies ends as a draw, reported as truncated;
+            0 = no cap (games still end by threefold repetition).
+        seed: kept for API compatibility: ``reset`` gives the empty board, so the env
+            consumes no randomness.
+        max_legal: M, padding of the legal-action lists.
+    """
+
+    def __init__(self, num_envs: int, game_type: str | int = "Base+MLP", ply_cap: int = DEFAULT_PLY_CAP,
+                 seed: int = 0, max_legal: int = MAX_LEGAL):
+        if num_envs < 1:
+            raise HiveError(f"num_envs must be >= 1, got {num_envs}")
+        if not 0 <= ply_cap < 2**15:
+            raise HiveError(f"ply_cap must be in 0..32767, got {ply_cap}")
+        self.num_envs = int(num_envs)
+        self.expansions = parse_game_type(game_type) if isinstance(game_type, str) else int(game_type)
+        self.ply_cap = int(ply_cap)
+        self.seed = seed
+        self.max_legal = int(max_legal)
+        self.num_actions = int(num_actions(self.expansions))
+        self._start, _ = new_board(self.expansions, self.ply_cap)
+        B = self.num_envs
+        self.boards = np.tile(self._start, (B, 1))
+        self.hists = np.zeros((B, HIST), dtype=np.uint64)
+        self.obs = allocate_observation(B, self.expansions, self.max_legal)
+        self._obs_t = obs_tuple(self.obs)
+        self._moves = allocate_moves(B)
+        self._n_moves = np.zeros(B, dtype=np.int32)
+        self._errors = np.zeros(B, dtype=np.int8)
+        self.reset()
+
+    # ----- the contract ------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> tuple[dict[str, np.ndarray], dict]:
+        """Reset every game to the empty board. Returns ``(obs, {})``."""
+        if seed is not None:
+            self.seed = seed
+        _reset_parallel(self.boards, self.hists, self._start, self._obs_t, self._moves, self._n_moves,
+                        self._errors)
+        raise_encoding_errors(self._errors, self.max_legal)
+        return self.obs, {}
+
+    def step(self, actions) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Play ``actions[b]`` in game ``b`` for every b; auto-reset finished games.
+
+        Args:
+            actions: [B] int action ids (legal in the current observation).
+
+        Returns:
+            ``(obs, rewards [B] float32, terminated [B] bool, truncated [B] bool, info)``,
+            ``info = {"final_status": [B] int8, "episode_length": [B] int32}``.
+
+        Raises:
+            IllegalActionError: some action is not legal; no game was changed.
+        """
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise IllegalActionError(
+                f"expected [{self.num_envs}] integer actions, got {acts.shape} {acts.dtype}")
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        B = self.num_envs
+        rewards = np.empty(B, dtype=np.float32)
+        terminated = np.empty(B, dtype=np.bool_)
+        truncated = np.empty(B, dtype=np.bool_)
+        final_status = np.empty(B, dtype=np.int8)
+        episode_length = np.empty(B, dtype=np.int32)
+        kernel = _step_serial if B <= CHUNK or numba.get_num_threads() == 1 else _step_parallel
+        bad = kernel(self.boards, self.hists, acts, self._start, self._obs_t, self._moves, self._n_moves,
+                     rewards, terminated, truncated, final_status, episode_length, self._errors)
+        if bad >= 0:
+            raise IllegalActionError(self._illegal_message(int(bad), int(acts[bad])))
+        raise_encoding_errors(self._errors, self.max_legal)
+        return self.obs, rewards, terminated, truncated, {"final_status": final_status,
+                                                          "episode_length": episode_length}
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """The current observation (the preallocated arrays; copy to keep)."""
+        return self.obs
+
+    @property
+    def legal_mask(self) -> np.ndarray:
+        """[B, A] bool, True = legal."""
+        return self.obs["legal_mask"]
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """[B] int8, 0 White 1 Black."""
+        return self.obs["current_player"]
+
+    # ----- single-game state for search ---------------------------------------------------
+    def get_state(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of game ``i``'s ``(board [BOARD_SIZE] int16, hist [64] uint64)``."""
+        return self.boards[i].copy(), self.hists[i].copy()
+
+    def set_state(self, i: int, board: np.ndarray, hist: np.ndarray) -> None:
+        """Overwrite game ``i`` with a copy of ``(board, hist)`` and re-encode its observation.
+
+        Raises:
+            HiveError: wrong shape/dtype, another game type, or a finished game.
+        """
+        board = np.asarray(board)
+        hist = np.asarray(hist)
+        if board.shape != (BOARD_SIZE,) or board.dtype != np.int16:
+            raise HiveError(f"expected a [{BOARD_SIZE}] int16 board, got {board.shape} {board.dtype}")
+        if hist.shape != (HIST,) or hist.dtype != np.uint64:
+            raise HiveError(f"expected a [{HIST}] uint64 hist, got {hist.shape} {hist.dtype}")
+        if int(board[EXPANSIONS]) != self.expansions:
+            raise HiveError(f"game {i}: board is of another game type (bits {int(board[EXPANSIONS])})")
+        if int(board[STATUS]) != IN_PROGRESS:
+            raise HiveError(f"game {i}: cannot hold a finished game (status {int(board[STATUS])})")
+        self.boards[i] = board
+        self.hists[i] = hist
+        sl = slice(i, i + 1)
+        obs_rows = tuple(a[sl] for a in self._obs_t)
+        errors = np.zeros(1, dtype=np.int8)
+        encode_games(self.boards[sl], obs_rows, self._moves[sl], errors, 0, 1)
+        self._n_moves[i] = self.obs["n_legal"][i]
+        raise_encoding_errors(errors, self.max_legal)
+
+    # ----- helpers -----------------------------------------------------------------------
+    def _illegal_message(self, b: int, action: int) -> str:
+        board = self.boards[b]
+        move = int(decode_action(board, action)) if 0 <= action < self.num_actions else -1
+        what = f" ({format_move(move, board)})" if move >= 0 else ""
+        why = "not canonical or out of range" if move < 0 else "not legal"
+        return (f"game {b}: action {action}{what} is {why} "
+                f"(A = {self.num_actions}, {int(self._n_moves[b])} legal actions); no game was changed")
+
+    def __repr__(self) -> str:
+        return f"HiveVecEnv(num_envs={self.num_envs}, expansions={self.expansions}, ply_cap={self.ply_cap})"

@@ -1,0 +1,318 @@
+"""Graph observations (issue 5): contract, a pure-Python reference, batching, symmetries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from hive_env import GAME_TYPES, Game
+from hive_env.actions import action_to_move, move_to_action, transform_actions
+from hive_env.board import BELOW, EXPANSIONS, LAST, PASS, PLY, PLY_CAP, POS, TOP
+from hive_env.encode import (
+    MAX_LEGAL,
+    N_GLOBAL_FEATURES,
+    N_NODE_FEATURES,
+    NODE_EMPTY,
+    NODE_PAD,
+    NODE_RESERVE,
+    NODE_STACK,
+    OBS_FIELDS,
+    EncodingError,
+    graph_dims,
+    observe,
+    observe_batch,
+    transform_observation,
+)
+from hive_env.grid import NEIGH, ORIGIN
+from hive_env.pieces import BUG_COUNT, PIECE_BUG, PIECE_COLOUR, bug_in_game, parse_game_type, piece_of
+from hive_env.pinned import articulation_hexes
+from hive_env.position import board_from_tiles
+from hive_env.rules import MAX_MOVES, generate_moves
+from hive_env.symmetry import HEX_MAPS, transform_board
+
+
+def random_games(game_type: str, seed: int, n_games: int = 2, max_plies: int = 90) -> list[Game]:
+    """Positions along seeded random games (every 9th ply, plus the start and the end)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_games):
+        game = Game(game_type, ply_cap=200)
+        out.append(game.copy())
+        for ply in range(max_plies):
+            moves = game.legal_moves()
+            if len(moves) == 0:
+                break
+            game.play(int(moves[rng.integers(len(moves))]))
+            if ply % 9 == 4:
+                out.append(game.copy())
+        out.append(game.copy())
+    return out
+
+
+DTYPES = {
+    "node_feat": np.float32, "node_type": np.int8, "neighbours": np.int16, "node_mask": np.bool_,
+    "node_hex": np.int16, "n_nodes": np.int32, "global_feat": np.float32, "legal_mask": np.bool_,
+    "legal_actions": np.int32, "legal_src": np.int16, "legal_dst": np.int16, "n_legal": np.int32,
+    "current_player": np.int8,
+}
+
+
+def shapes(game_type: str, batch: int) -> dict[str, tuple]:
+    d = graph_dims(parse_game_type(game_type))
+    N, A, M = d["N"], d["A"], d["M"]
+    return {
+        "node_feat": (batch, N, N_NODE_FEATURES), "node_type": (batch, N), "neighbours": (batch, N, 6),
+        "node_mask": (batch, N), "node_hex": (batch, N), "n_nodes": (batch,),
+        "global_feat": (batch, N_GLOBAL_FEATURES), "legal_mask": (batch, A), "legal_actions": (batch, M),
+        "legal_src": (batch, M), "legal_dst": (batch, M), "n_legal": (batch,), "current_player": (batch,),
+    }
+
+
+@pytest.mark.parametrize(("game_type", "n_nodes", "n_actions"), [("Base", 80, 3389), ("Base+MLP", 104, 5489)])
+def test_contract_shapes_dtypes_torch(game_type, n_nodes, n_actions):
+    d = graph_dims(parse_game_type(game_type))
+    assert (d["N"], d["A"], d["M"], d["F"], d["G"]) == (n_nodes, n_actions, MAX_LEGAL, 37, 15)
+    boards = np.stack([g.board for g in random_games(game_type, seed=1, n_games=1)[:3]])
+    obs = observe_batch(boards)
+    assert tuple(obs) == OBS_FIELDS
+    want = shapes(game_type, 3)
+    for key, arr in obs.items():
+        assert arr.dtype == DTYPES[key], key
+        assert arr.shape == want[key], key
+        assert arr.flags["C_CONTIGUOUS"], key
+        tensor = torch.from_numpy(arr)
+        assert np.shares_memory(tensor.numpy(), arr)
+    single = observe(boards[0])
+    for key, arr in single.items():
+        assert arr.shape == want[key][1:] and arr.dtype == DTYPES[key]
+
+
+def reference_graph(board: np.ndarray):
+    """Slow pure-Python observation: features by node key, neighbours, legal triples, globals."""
+    exp, ply = int(board[EXPANSIONS]), int(board[PLY])
+    me, opp = ply & 1, 1 - (ply & 1)
+    kinds = [bug for bug in range(8) if bug_in_game(bug, exp)]
+    K = len(kinds)
+    half = sum(int(BUG_COUNT[b]) for b in kinds)
+    feats: dict = {}
+    in_reserve = [0, 0]
+    for side, colour in ((0, me), (1, opp)):
+        for k, bug in enumerate(kinds):
+            count = sum(board[POS + piece_of(colour, bug, j + 1)] < 0 for j in range(int(BUG_COUNT[bug])))
+            in_reserve[side] += count
+            f = np.zeros(N_NODE_FEATURES, np.float32)
+            f[0], f[3 + bug], f[11 + side], f[34] = 1, 1, 1, count
+            feats["reserve", side * K + k] = f
+    occupied = [h for h in range(1024) if board[TOP + h] >= 0]
+    pinned = np.zeros(1024, np.bool_)
+    articulation_hexes(board, pinned)
+    for h in occupied:
+        stack, p = [], int(board[TOP + h])
+        while p >= 0:
+            stack.append(p)
+            p = int(board[BELOW + p])
+        top, ground = stack[0], stack[-1]
+        own = sum(PIECE_COLOUR[p] == me for p in stack)
+        f = np.zeros(N_NODE_FEATURES, np.float32)
+        f[1], f[3 + PIECE_BUG[top]], f[11 + (PIECE_COLOUR[top] != me)] = 1, 1, 1
+        f[13], f[14], f[15] = len(stack), own, len(stack) - own
+        f[16 + PIECE_BUG[ground]], f[24 + (PIECE_COLOUR[ground] != me)] = 1, 1
+        f[26] = len(stack) == 1 and pinned[h]
+        f[27] = len(stack) > 1
+        f[28] = top == board[LAST]
+        feats["hex", h] = f
+    frontier = sorted({int(NEIGH[h, d]) for h in occupied for d in range(6)} - set(occupied))
+    if not occupied:
+        frontier = [ORIGIN]
+    in_play = [any(board[POS + c * 14 + i] >= 0 for i in range(14)) for c in (me, opp)]
+    queens = [int(board[POS + me * 14]), int(board[POS + opp * 14])]
+    for h in frontier:
+        f = np.zeros(N_NODE_FEATURES, np.float32)
+        f[2] = 1
+        feats["hex", h] = f
+    neighbours = {}
+    for h in occupied + frontier:
+        f = feats["hex", h]
+        around = [int(NEIGH[h, d]) for d in range(6)]
+        neighbours[h] = around
+        tops = [int(board[TOP + c]) for c in around if board[TOP + c] >= 0]
+        f[29] = len(tops)
+        f[30] = queens[0] in around
+        f[31] = queens[1] in around
+        if h in frontier:
+            own_tops = sum(PIECE_COLOUR[t] == me for t in tops)
+            if not occupied:
+                f[32] = 1
+            else:
+                f[32] = (own_tops > 0 and own_tops == len(tops)) or (not in_play[0] and len(tops) > 0)
+                f[33] = (own_tops == 0 and len(tops) > 0) or (not in_play[1] and len(tops) > 0)
+    buf = np.empty(MAX_MOVES, np.int32)
+    n = generate_moves(board, buf)
+    legal = set()
+    for move in buf[:n]:
+        move = int(move)
+        action = move_to_action(board, move)
+        if move == PASS:
+            legal.add((action, None, None))
+            continue
+        piece = move >> 10
+        src = (("reserve", kinds.index(PIECE_BUG[piece])) if board[POS + piece] < 0
+               else ("hex", int(board[POS + piece])))
+        dst = ("hex", move & 1023)
+        feats[src][35] += 1 / 16
+        feats[dst][36] += 1 / 16
+        legal.add((action, src, dst))
+    turn = ply // 2 + 1
+    cap = int(board[PLY_CAP])
+    g = np.zeros(N_GLOBAL_FEATURES, np.float32)
+    g[0], g[1], g[2] = me, queens[0] >= 0, queens[1] >= 0
+    g[3], g[4], g[5] = queens[0] < 0 and turn == 4, turn == 1, turn / 50
+    g[6] = ply / cap if cap else 0
+    for side in range(2):
+        if queens[side] >= 0:
+            g[7 + side] = sum(board[TOP + NEIGH[queens[side], d]] < 0 for d in range(6)) / 6
+    g[9], g[10] = in_reserve[0] / half, in_reserve[1] / half
+    g[11] = ply > 0 and board[LAST] < 0
+    g[12], g[13], g[14] = exp & 1, (exp >> 1) & 1, (exp >> 2) & 1
+    return feats, neighbours, legal, g, 2 * K, len(occupied), len(frontier)
+
+
+def node_keys(obs) -> list:
+    keys = []
+    for i in range(int(obs["n_nodes"])):
+        if obs["node_type"][i] == NODE_RESERVE:
+            keys.append(("reserve", i))
+        else:
+            keys.append(("hex", int(obs["node_hex"][i])))
+    return keys
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_matches_python_reference(game_type):
+    for game in random_games(game_type, seed=GAME_TYPES.index(game_type)):
+        board = game.board
+        obs = observe(board)
+        feats, neighbours, legal, glob, n_res, n_stack, n_empty = reference_graph(board)
+        n_nodes = int(obs["n_nodes"])
+        assert n_nodes == n_res + n_stack + n_empty == len(feats)
+        assert obs["node_mask"][:n_nodes].all() and not obs["node_mask"][n_nodes:].any()
+        types = [NODE_RESERVE] * n_res + [NODE_STACK] * n_stack + [NODE_EMPTY] * n_empty
+        assert obs["node_type"][:n_nodes].tolist() == types
+        assert (obs["node_type"][n_nodes:] == NODE_PAD).all()
+        assert (obs["node_feat"][n_nodes:] == 0).all() and (obs["neighbours"][n_nodes:] == -1).all()
+        keys = node_keys(obs)
+        index = {k: i for i, k in enumerate(keys)}
+        assert len(index) == n_nodes
+        for i, key in enumerate(keys):
+            np.testing.assert_allclose(obs["node_feat"][i], feats[key], err_msg=str(key))
+            if key[0] == "reserve":
+                assert (obs["neighbours"][i] == -1).all()
+            else:
+                want = [index.get(("hex", c), -1) for c in neighbours[key[1]]]
+                assert obs["neighbours"][i].tolist() == want
+        # stacks come in relative order of their top tile (own tiles first)
+        tops = [int(board[TOP + k[1]]) for k in keys[n_res:n_res + n_stack]]
+        me = int(board[PLY]) & 1
+        rel = [(PIECE_COLOUR[t] != me, t % 14) for t in tops]
+        assert rel == sorted(rel)
+        n_legal = int(obs["n_legal"])
+        assert n_legal == len(legal) == len(game.legal_moves()) == int(obs["legal_mask"].sum())
+        got = set()
+        for m in range(n_legal):
+            src, dst = int(obs["legal_src"][m]), int(obs["legal_dst"][m])
+            got.add((int(obs["legal_actions"][m]), keys[src] if src >= 0 else None,
+                     keys[dst] if dst >= 0 else None))
+        assert got == legal
+        assert obs["legal_mask"][obs["legal_actions"][:n_legal]].all()
+        assert (obs["legal_actions"][n_legal:] == -1).all()
+        np.testing.assert_allclose(obs["global_feat"], glob)
+        assert int(obs["current_player"]) == me
+
+
+@pytest.mark.parametrize("game_type", ["Base", "Base+MLP"])
+def test_batch_rows_equal_single_observations(game_type):
+    games = random_games(game_type, seed=21, n_games=2)
+    boards = np.stack([g.board for g in games])
+    batch = observe_batch(boards)
+    rng = np.random.default_rng(0)
+    shuffled = rng.permutation(len(games))
+    batch2 = observe_batch(boards[shuffled])
+    for i, game in enumerate(games):
+        single = observe(game.board)
+        j = int(np.flatnonzero(shuffled == i)[0])
+        for key in OBS_FIELDS:
+            np.testing.assert_array_equal(batch[key][i], single[key], err_msg=key)
+            np.testing.assert_array_equal(batch2[key][j], single[key], err_msg=key)
+
+
+def legal_triples(obs, k: int, remap: np.ndarray) -> set:
+    """(action, source node, destination node) of the k legal slots, nodes renamed by remap."""
+    return {(int(obs["legal_actions"][m]), int(remap[obs["legal_src"][m]]), int(remap[obs["legal_dst"][m]]))
+            for m in range(k)}
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_symmetries(game_type):
+    """observe(transform_board(P)) == transform_observation(observe(P)) up to node order."""
+    games = random_games(game_type, seed=40 + GAME_TYPES.index(game_type), n_games=1)
+    for game in games[1::2]:
+        obs = observe(game.board)
+        n = int(obs["n_nodes"])
+        for sym in range(12):
+            image, _ = transform_board(game.board, game.hist, sym)
+            want = observe(image)
+            got = transform_observation(obs, sym, board=game.board)
+            # the transformed observation describes the same cells, mapped
+            hexes = obs["node_hex"][:n]
+            mapped = np.where(hexes >= 0, HEX_MAPS[sym][np.maximum(hexes, 0)], -1)
+            assert (got["node_hex"][:n] == mapped).all()
+            where = {int(h): j for j, h in enumerate(want["node_hex"][:n]) if h >= 0}
+            perm = np.array([where[int(h)] if h >= 0 else i for i, h in enumerate(got["node_hex"][:n])])
+            assert int(want["n_nodes"]) == n and sorted(perm) == list(range(n))
+            np.testing.assert_array_equal(got["node_feat"][:n], want["node_feat"][perm])
+            np.testing.assert_array_equal(got["node_type"][:n], want["node_type"][perm])
+            remap = np.append(perm, -1)  # index -1 stays -1
+            np.testing.assert_array_equal(remap[got["neighbours"][:n]], want["neighbours"][perm])
+            np.testing.assert_array_equal(got["global_feat"], want["global_feat"])
+            np.testing.assert_array_equal(got["legal_mask"], want["legal_mask"])
+            k = int(obs["n_legal"])
+            assert legal_triples(got, k, remap) == legal_triples(want, k, np.append(np.arange(n), -1))
+
+
+def test_transform_observation_batched_and_without_board():
+    games = random_games("Base+MLP", seed=3, n_games=1)[2:5]
+    boards = np.stack([g.board for g in games])
+    obs = observe_batch(boards)
+    got = transform_observation(obs, 7, board=boards)
+    for i, game in enumerate(games):
+        one = transform_observation(observe(game.board), 7, board=game.board)
+        for key in OBS_FIELDS:
+            np.testing.assert_array_equal(got[key][i], one[key], err_msg=key)
+    plain = transform_observation(obs, 7)
+    np.testing.assert_array_equal(plain["legal_actions"], obs["legal_actions"])
+    n = int(obs["n_legal"][0])
+    assert transform_actions(boards[0], obs["legal_actions"][0, :n], 0).tolist() == \
+        obs["legal_actions"][0, :n].tolist()
+
+
+def test_placement_cells_are_marked():
+    for game in random_games("Base+LP", seed=9, n_games=2):
+        obs = observe(game.board)
+        place = {int(obs["node_hex"][i]) for i in range(int(obs["n_nodes"])) if obs["node_feat"][i, 32]}
+        for m in range(int(obs["n_legal"])):
+            move = action_to_move(game.board, int(obs["legal_actions"][m]))
+            if move != PASS and game.board[POS + (move >> 10)] < 0:
+                assert (move & 1023) in place
+
+
+def test_encoding_errors_are_clear():
+    # 14 tiles that touch nothing: far more empty cells than a connected hive can have
+    tiles = [(name, 3 * (i % 5), 3 * (i // 5)) for i, name in enumerate(
+        ["wQ", "wS1", "wS2", "wB1", "wB2", "wG1", "wG2", "wG3", "wA1", "wA2", "wA3", "bQ", "bS1", "bS2"])]
+    board, _ = board_from_tiles("Base", tiles, ply=20)
+    with pytest.raises(EncodingError, match="game 0: .*empty cells"):
+        observe(board)
+    game = random_games("Base", seed=2, n_games=1)[3]
+    with pytest.raises(EncodingError, match="max_legal=4"):
+        observe(game.board, max_legal=4)
