@@ -296,3 +296,30 @@ register_player("alphabeta", _alphabeta, {"depth": positive_int, "time": positiv
 register_player("uhp", _uhp, {"cmd": text_value, "depth": positive_int, "time": positive_float,
                               "timeout": positive_float}, required=("cmd",),
                 doc="external UHP engine (cmd=COMMAND, depth=N or time=SECONDS; default time=1)")
+
+
+def _flag(text: str) -> bool:
+    """``1/true/yes/on`` or ``0/false/no/off``."""
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected 1/0, true/false, yes/no or on/off")
+
+
+def _alphazero(seed: int, name: str, ckpt: str, sims: int = 200, gumbel: bool = False,
+               device: str = "auto", cpuct: float = 1.5) -> Player:
+    from .alphazero_player import AlphaZeroPlayer  # imported here: it loads torch and a checkpoint
+
+    try:
+        return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
+                               name=name)
+    except Exception as e:  # a missing or damaged checkpoint is a spec error for the user
+        raise PlayerSpecError(f"player 'alphazero': {e}") from None
+
+
+register_player("alphazero", _alphazero, {"ckpt": text_value, "sims": positive_int, "gumbel": _flag,
+                                          "device": text_value, "cpuct": positive_float},
+                required=("ckpt",),
+                doc="network + tree search (ckpt=PATH, sims=N, gumbel=1, device=auto|cpu|cuda)")

@@ -1,0 +1,165 @@
+"""Batched tree search: tactics with a uniform prior, batching, masking, Gumbel, reuse."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hive_env import BLACK_WINS, DRAW, WHITE_WINS, Game
+from hive_env.position import board_from_tiles
+from training.evaluator import uniform_evaluate
+from training.mcts import BatchedMCTS, SearchConfig
+
+# White to move; wA2 (3,-1) -> (2,0) closes bQ's last gap (see test_rules_positions).
+WIN_IN_ONE = [("bA1", 0, -1), ("bA2", 1, -1), ("bA3", -1, 0), ("wQ", 0, 0), ("bQ", 1, 0),
+              ("wS1", 0, 1), ("wG1", 2, -1), ("wA1", 1, 1), ("wA2", 3, -1)]
+
+
+def setup(tiles, ply, game_type="Base") -> Game:
+    return Game.from_board(*board_from_tiles(game_type, tiles, ply))
+
+
+def search_one(game: Game, config: SearchConfig, seed: int = 0, noise: bool = False):
+    mcts = BatchedMCTS(config, 1, game.expansions, uniform_evaluate)
+    result = mcts.search(game.board[None], game.hist[None], [seed], add_noise=noise)
+    return int(result.moves[0, result.chosen[0]]), result
+
+
+def outcome(game: Game, move: int) -> int:
+    child = game.copy()
+    child.play(move)
+    return child.status
+
+
+def test_finds_a_queen_surround_in_one():
+    game = setup(WIN_IN_ONE, ply=16)
+    move, _ = search_one(game, SearchConfig(sims=100))
+    assert outcome(game, move) == WHITE_WINS
+
+
+def test_parries_a_threat_against_its_own_queen():
+    # Colours swapped, White to move: Black threatens bA2 -> (2, 0) around wQ.
+    flipped = [(("b" if n[0] == "w" else "w") + n[1:], q, r) for n, q, r in WIN_IN_ONE]
+    game = setup(flipped, ply=16)
+
+    def loses(move: int) -> bool:
+        child = game.copy()
+        child.play(move)
+        for reply in child.legal_moves():
+            if outcome(child, int(reply)) == BLACK_WINS:
+                return True
+        return False
+
+    losing = {int(m) for m in game.legal_moves() if loses(int(m))}
+    assert 0 < len(losing) < len(game.legal_moves())  # the test means something
+    move, _ = search_one(game, SearchConfig(sims=3000, fpu_reduction=0.0))
+    assert move not in losing, game.move_string(move)
+
+
+def test_prefers_a_win_to_a_draw():
+    # wQ (0,0) and bQ (1,0) share their last gap (1,-1). wA1 filling it draws; the beetle
+    # wB2 filling it from (0,-1) frees a cell next to wQ, so it wins.
+    tiles = [("wQ", 0, 0), ("bQ", 1, 0), ("wS1", -1, 0), ("wS2", 2, 0), ("wB2", 0, -1), ("bA2", 2, -1),
+             ("bS1", -1, 1), ("bS2", 0, 1), ("wB1", 1, 1), ("wG1", 2, 1), ("wA1", 3, -1)]
+    game = setup(tiles, ply=16)
+    results = {outcome(game, int(m)) for m in game.legal_moves()}
+    assert {WHITE_WINS, DRAW} <= results
+    move, _ = search_one(game, SearchConfig(sims=400))
+    assert outcome(game, move) == WHITE_WINS
+
+
+def hashed_evaluate(obs):
+    """A deterministic, row-independent fake network: a game's output depends only on its row."""
+    feat = obs["node_feat"].sum(axis=(1, 2))
+    src = obs["legal_src"].astype(np.float32)
+    dst = obs["legal_dst"].astype(np.float32)
+    logits = np.sin(src * 1.7 + dst * 0.37 + feat[:, None] * 0.01).astype(np.float32)
+    return logits, np.tanh(np.sin(feat * 0.1)).astype(np.float32)
+
+
+def random_positions(n: int, game_type: str, seed: int) -> list[Game]:
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(n):
+        g = Game(game_type)
+        for _ in range(int(rng.integers(4, 30))):
+            moves = g.legal_moves()
+            if len(moves) == 0:
+                break
+            child = g.copy()
+            child.play(int(moves[rng.integers(len(moves))]))
+            if child.is_over:
+                break
+            g = child
+        games.append(g)
+    return games
+
+
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_batched_search_equals_separate_searches(gumbel):
+    games = random_positions(9, "Base+MLP", seed=3)  # 9 >= the parallel-kernel threshold
+    cfg = SearchConfig(sims=40, gumbel=gumbel, gumbel_m=8, leaves_per_tree=2)
+    seeds = np.arange(100, 109)
+    boards = np.stack([g.board for g in games])
+    hists = np.stack([g.hist for g in games])
+    batched = BatchedMCTS(cfg, 9, 7, hashed_evaluate).search(boards, hists, seeds, add_noise=True)
+    for i, g in enumerate(games):
+        alone = BatchedMCTS(cfg, 1, 7, hashed_evaluate).search(g.board[None], g.hist[None], seeds[i:i + 1],
+                                                               add_noise=True)
+        np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
+        np.testing.assert_allclose(batched.policy[i], alone.policy[0], rtol=1e-5)
+        assert batched.chosen[i] == alone.chosen[0]
+
+
+def test_only_legal_moves_get_prior_or_visits():
+    games = random_positions(10, "Base+MLP", seed=5)
+    cfg = SearchConfig(sims=30, leaves_per_tree=3)
+    mcts = BatchedMCTS(cfg, 10, 7, hashed_evaluate)
+    res = mcts.search(np.stack([g.board for g in games]), np.stack([g.hist for g in games]),
+                      np.arange(10), add_noise=True)
+    for i, g in enumerate(games):
+        n = res.n_legal[i]
+        assert sorted(res.moves[i, :n].tolist()) == sorted(int(m) for m in g.legal_moves())
+        assert (res.moves[i, n:] == -1).all()
+        assert (res.visits[i, n:] == 0).all() and (res.policy[i, n:] == 0).all()
+        assert res.policy[i, :n].sum() == pytest.approx(1.0, abs=1e-5)
+        assert res.visits[i].sum() > 0
+        root = mcts.roots[i]
+        first, count = mcts.node_first[i, root], mcts.node_count[i, root]
+        assert count == n and mcts.edge_prior[i, first:first + count].sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_gumbel_root_finds_the_win_and_its_policy_is_a_distribution():
+    game = setup(WIN_IN_ONE, ply=16)
+    # Without noise (as when playing, not self-playing) sequential halving keeps the win.
+    move, res = search_one(game, SearchConfig(sims=64, gumbel=True, gumbel_m=64), noise=False)
+    assert outcome(game, move) == WHITE_WINS
+    n = res.n_legal[0]
+    assert res.policy[0, :n].sum() == pytest.approx(1.0, abs=1e-5)
+    assert outcome(game, int(res.moves[0, np.argmax(res.policy[0, :n])])) == WHITE_WINS
+
+
+def test_tree_reuse_keeps_the_chosen_subtree():
+    game = random_positions(1, "Base", seed=11)[0]
+    cfg = SearchConfig(sims=200)
+    mcts = BatchedMCTS(cfg, 1, 0, hashed_evaluate)
+    res = mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+    slot = int(res.chosen[0])
+    kept = res.visits[0, slot]
+    game.play(int(res.moves[0, slot]))
+    mcts.advance(0, slot, game.board, game.hist)
+    assert mcts.node_visits[0, mcts.roots[0]] == kept
+    res2 = mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+    assert res2.visits[0].sum() >= kept - 1 + cfg.sims - 1
+    # A position that does not match the kept root starts afresh.
+    other = Game(game.game_type)
+    res3 = mcts.search(other.board[None], other.hist[None], [0], add_noise=False)
+    assert res3.visits[0].sum() == cfg.sims
+
+
+def test_finished_games_are_skipped():
+    game = setup(WIN_IN_ONE, ply=16)
+    game.play(game.parse_move("wA2 wA1/"))
+    assert game.is_over
+    _, res = search_one(game, SearchConfig(sims=10))
+    assert res.n_legal[0] == 0 and res.chosen[0] == -1
