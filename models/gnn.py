@@ -63,13 +63,21 @@ SIZES = {
 """Named sizes: tiny for CPU tests, default and large for GPUs."""
 
 
-def _gather(h: torch.Tensor, index: torch.Tensor, void: torch.Tensor) -> torch.Tensor:
-    """Rows of ``h`` [B, N, C] picked by ``index`` [B, R, K] (-1 -> ``void``) -> [B, R, K, C]."""
-    b, _, c = h.shape
-    r, k = index.shape[1], index.shape[2]
-    safe = index.clamp(min=0).reshape(b, r * k, 1).expand(b, r * k, c)
-    out = torch.gather(h, 1, safe).reshape(b, r, k, c)
-    return torch.where((index < 0).unsqueeze(-1), void.to(out.dtype), out)
+def _flat_index(index: torch.Tensor, n: int) -> torch.Tensor:
+    """Row indices into ``[B * (n + 1), C]`` (each game's rows then one extra row) for an
+    index ``[B, R, K]`` of node numbers, -1 picking the extra row; flattened."""
+    b = index.shape[0]
+    extra = torch.full_like(index, n)
+    offset = (torch.arange(b, device=index.device) * (n + 1)).view(b, 1, 1)
+    idx = torch.where(index < 0, extra, index) + offset
+    return idx.reshape(-1)
+
+
+def _rows(h: torch.Tensor, extra: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
+    """Rows of ``h`` [B, N, C] (plus ``extra`` [C] as row N of every game) at ``flat``."""
+    b, n, c = h.shape
+    ext = torch.cat([h, extra.to(h.dtype).view(1, 1, c).expand(b, 1, c)], dim=1).reshape(b * (n + 1), c)
+    return ext.index_select(0, flat)
 
 
 def _masked_mean(h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -86,12 +94,15 @@ class HexBlock(nn.Module):
         self.void = nn.Parameter(torch.zeros(width))
         self.mix = nn.Sequential(nn.Linear(5 * width, 2 * width), nn.GELU(), nn.Linear(2 * width, width))
 
-    def forward(self, h: torch.Tensor, neighbours: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, flat_nb: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.norm(h)
-        nb = _gather(x, neighbours, self.void)  # [B, N, 6, C]
+        b, n, c = x.shape
+        nb = _rows(x, self.void, flat_nb).view(b, n, 6, c)
         near = nb.sum(2)
-        adjacent = (nb * nb.roll(-1, dims=2)).sum(2)
-        opposite = (nb * nb.roll(-3, dims=2)).sum(2)
+        # Adjacent pairs (d, d+1 mod 6) and opposite pairs (d, d+3), each pair once; the
+        # opposite sum over all six directions counts every pair twice.
+        adjacent = (nb[:, :, :5] * nb[:, :, 1:]).sum(2) + nb[:, :, 5] * nb[:, :, 0]
+        opposite = 2.0 * (nb[:, :, :3] * nb[:, :, 3:]).sum(2)
         context = _masked_mean(x, mask).unsqueeze(1).expand_as(x)
         out = self.mix(torch.cat([x, near, adjacent / 6.0, opposite / 6.0, context], dim=-1))
         return h + out * mask.unsqueeze(-1).to(out.dtype)
@@ -124,24 +135,26 @@ class HiveGNN(nn.Module):
             (win, draw, loss for the side to move).
         """
         mask = obs["node_mask"]
-        neighbours = obs["neighbours"].long()
         glob = obs["global_feat"].float()
+        b, n = mask.shape
+        flat_nb = _flat_index(obs["neighbours"].long(), n)
         h = self.embed_node(obs["node_feat"].float()) + self.embed_global(glob).unsqueeze(1)
         h = h * mask.unsqueeze(-1).to(h.dtype)
         for block in self.blocks:
-            h = block(h, neighbours, mask)
+            h = block(h, flat_nb, mask)
         h = self.norm(h)
         context = _masked_mean(h, mask)  # [B, C]
 
         src = obs["legal_src"].long()
         dst = obs["legal_dst"].long()
-        zero = torch.zeros_like(context)
-        hs = _gather(h, src.unsqueeze(-1), zero[0]).squeeze(2)  # [B, M, C]
-        hd = _gather(h, dst.unsqueeze(-1), zero[0]).squeeze(2)
+        m = src.shape[1]
+        zero = h.new_zeros(h.shape[-1])
+        hs = _rows(h, zero, _flat_index(src.unsqueeze(-1), n)).view(b, m, -1)
+        hd = _rows(h, zero, _flat_index(dst.unsqueeze(-1), n)).view(b, m, -1)
         ctx = context.unsqueeze(1).expand_as(hs)
         logits = self.policy(torch.cat([hs, hd, hs * hd, ctx], dim=-1)).squeeze(-1)
         logits = torch.where(src < 0, self.pass_logit(context), logits)
-        slots = torch.arange(src.shape[1], device=src.device).unsqueeze(0)
+        slots = torch.arange(m, device=src.device).unsqueeze(0)
         logits = logits.masked_fill(slots >= obs["n_legal"].long().unsqueeze(1), NEG_INF)
 
         big = torch.finfo(h.dtype).min

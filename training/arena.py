@@ -1,0 +1,750 @@
+"""The arena: matches between players given as spec strings, with resumable, trustworthy results.
+
+A *game task* is everything one game needs: the two player specs, the opening, the ply cap,
+the budget and the players' seeds. :func:`play_game` builds both players from their specs in the
+process that plays (players are never pickled), plays to the end and returns a plain-dict record.
+
+Schedules (:func:`schedule`), for each pairing and each round ``k``, play two games from opening
+``k`` (cycled when there are fewer openings than rounds) with colours swapped:
+
+- ``gauntlet``: the first player against each of the others;
+- ``roundrobin``: every pair of players;
+- ``sprt``: two players, rounds until the SPRT decides (``training.sprt``) or ``max games``.
+
+Games run in-process (``workers=1``) or in a ``ProcessPoolExecutor`` of fresh (spawned, so
+CUDA-safe) processes. Those know the kinds registered by ``training.players`` and import the
+module of each player's class first, so a kind registered next to its class is known too.
+Each game's seeds derive from
+(arena seed, pairing, round, colour), so results do not depend on the number of workers (apart
+from time-limited players).
+
+Results directory (``out``):
+
+- ``config.json``: the settings and the openings; a resume with other settings is refused.
+- ``games.jsonl``: one JSON record per finished game (its UHP GameString, result, termination,
+  plies, players and colours, opening, seconds), appended, flushed and fsynced as each game
+  ends. A rerun reads it, skips the games it holds (by game id) and plays the rest; a truncated
+  last line (a crash mid-write) is dropped.
+- ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``training.ratings``: Wilson
+  score intervals, maximum-likelihood Elo), written atomically at the end and on interruption.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import io
+import json
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
+
+from .openings import OpeningsError, load_openings, random_openings
+from .players import Budget, PlayerSpecError, make_player
+from .ratings import EloFit, PairingStats, fit_elo, pairing_stats, tally
+from .sprt import Sprt
+
+MODES = ("gauntlet", "roundrobin", "sprt")
+CONFIG_VERSION = 1
+
+
+class ArenaError(Exception):
+    """A problem with the arena's settings or results directory (a one-line message)."""
+
+
+# ----- settings -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ArenaConfig:
+    """What an arena plays. Everything here must match for a resume.
+
+    Args:
+        mode: ``gauntlet``, ``roundrobin`` or ``sprt``.
+        players: player specs (``training.players``); gauntlet: the first against the rest;
+            sprt: ``(A, B)``, testing A against B.
+        games_per_pairing: even; for ``sprt`` the most games to play.
+        game_type: e.g. ``"Base"``.
+        openings: ``"random:PLIES"`` (random openings drawn from ``seed``) or a file of GameStrings.
+        seed: seeds the random openings and every player.
+        ply_cap: a game still going at this ply (counted from the empty board) is a draw.
+        time_s, depth, sims: a budget for every move of every player; all None: each player's
+            own default (from its spec).
+        elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only).
+    """
+
+    mode: str
+    players: tuple[str, ...]
+    games_per_pairing: int = 10
+    game_type: str = "Base"
+    openings: str = "random:4"
+    seed: int = 0
+    ply_cap: int = 300
+    time_s: float | None = None
+    depth: int | None = None
+    sims: int | None = None
+    elo0: float = 0.0
+    elo1: float = 20.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def check(self) -> None:
+        """Raise :class:`ArenaError` naming the first bad setting."""
+        n = len(self.players)
+        if self.mode not in MODES:
+            raise ArenaError(f"unknown mode {self.mode!r} (one of {', '.join(MODES)})")
+        if len(set(self.players)) != n:
+            raise ArenaError(f"a player is named twice: {', '.join(self.players)}")
+        if n < 2 or (self.mode == "sprt" and n != 2):
+            need = "exactly two players" if self.mode == "sprt" else "at least two players"
+            raise ArenaError(f"{self.mode} needs {need} (got {n})")
+        if self.games_per_pairing < 2 or self.games_per_pairing % 2:
+            raise ArenaError(f"games per pairing must be even and >= 2 (colours alternate in pairs), "
+                             f"got {self.games_per_pairing}")
+        if self.seed < 0 or self.ply_cap < 1:
+            raise ArenaError(f"seed must be >= 0 and ply cap >= 1 (got {self.seed}, {self.ply_cap})")
+        if any(v is not None and not v > 0 for v in (self.time_s, self.depth, self.sims)):
+            raise ArenaError("budget time, depth and sims must be > 0")
+        if self.mode == "sprt":
+            try:
+                self.sprt()
+            except ValueError as e:
+                raise ArenaError(str(e)) from None
+
+    @property
+    def rounds(self) -> int:
+        """Colour-swapped game pairs per pairing."""
+        return self.games_per_pairing // 2
+
+    def budget(self) -> Budget | None:
+        b = Budget(time_s=self.time_s, depth=self.depth, sims=self.sims)
+        return None if b.is_empty() else b
+
+    def pairings(self) -> list[tuple[int, int]]:
+        """Player index pairs ``(i, j)``; results are reported from ``i``'s side."""
+        n = len(self.players)
+        if self.mode == "roundrobin":
+            return [(i, j) for i in range(n) for j in range(i + 1, n)]
+        return [(0, j) for j in range(1, n)]
+
+    def sprt(self) -> Sprt:
+        return Sprt(self.elo0, self.elo1, self.alpha, self.beta)
+
+    def settings(self) -> dict[str, Any]:
+        """The settings as JSON-ready data (SPRT fields only for ``sprt``)."""
+        out = asdict(self)
+        out["players"] = list(self.players)
+        if self.mode != "sprt":
+            for key in ("elo0", "elo1", "alpha", "beta"):
+                del out[key]
+        return out
+
+
+def default_out_dir(config: ArenaConfig, root: str | Path = "runs/arena") -> Path:
+    """``root/MODE-HASH``, the hash of the settings: rerunning a command resumes it."""
+    digest = hashlib.sha1(json.dumps(config.settings(), sort_keys=True).encode()).hexdigest()[:10]
+    return Path(root) / f"{config.mode}-{digest}"
+
+
+def resolve_openings(config: ArenaConfig) -> list[str]:
+    """The openings of ``config.openings`` (``random:PLIES`` draws one per round)."""
+    spec = config.openings
+    try:
+        if spec.startswith("random:"):
+            try:
+                plies = int(spec.removeprefix("random:"))
+            except ValueError:
+                raise OpeningsError(f"bad openings {spec!r}: expected random:PLIES or a file") from None
+            return random_openings(config.game_type, config.rounds, plies, seed=config.seed)
+        return load_openings(spec, config.game_type)
+    except OpeningsError as e:
+        raise ArenaError(str(e)) from None
+
+
+# ----- one game -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameTask:
+    """One scheduled game. ``id`` is unique in its arena and stable across reruns."""
+
+    id: str
+    white: str
+    black: str
+    white_index: int
+    black_index: int
+    round: int
+    opening_index: int
+    opening: str
+    ply_cap: int
+    seeds: tuple[int, int]
+    budget: Budget | None = None
+
+
+def play_game(task: GameTask) -> dict[str, Any]:
+    """Build both players from their specs, play the game, return its record.
+
+    The game ends with the rules (a surrounded Queen, repetition: ``termination`` is the UHP
+    GameState), at the ply cap (a draw, ``PlyCap``; the GameString stays ``InProgress``) or when
+    a player answers an illegal move (a loss for it, ``IllegalMove``). Other player errors
+    propagate. ``white_score`` is 1, 0.5 or 0.
+    """
+    start = time.perf_counter()
+    game = Game.from_string(task.opening)
+    spent = [0.0, 0.0]
+    players = []
+    termination, white_score, detail = "", 0.5, ""
+    try:
+        players.append(make_player(task.white, task.seeds[0]))
+        players.append(make_player(task.black, task.seeds[1]))
+        while not game.is_over and game.ply < task.ply_cap:
+            side = game.side_to_move
+            tick = time.perf_counter()
+            move = players[side].choose(game, task.budget)
+            spent[side] += time.perf_counter() - tick
+            try:
+                game.play(int(move))
+            except IllegalMoveError as e:
+                termination, white_score = "IllegalMove", float(side)
+                detail = f"{'white' if side == 0 else 'black'} played {move}: {e}"
+                break
+    finally:
+        for p in players:
+            p.close()
+    if not termination:
+        if game.is_over:
+            termination = game.state
+            white_score = {WHITE_WINS: 1.0, BLACK_WINS: 0.0}.get(game.status, 0.5)
+        else:
+            termination = "PlyCap"
+    result = {1.0: "1-0", 0.0: "0-1"}.get(white_score, "1/2-1/2")
+    record = {"id": task.id, "white": task.white, "black": task.black, "white_index": task.white_index,
+              "black_index": task.black_index, "round": task.round, "opening": task.opening_index,
+              "result": result, "white_score": white_score, "termination": termination,
+              "plies": game.ply, "seconds": round(time.perf_counter() - start, 4),
+              "white_seconds": round(spent[0], 4), "black_seconds": round(spent[1], 4),
+              "seeds": list(task.seeds), "game_string": game.game_string()}
+    if detail:
+        record["detail"] = detail
+    return record
+
+
+def schedule(config: ArenaConfig, openings: list[str]) -> list[GameTask]:
+    """Every game of the arena, round by round (all pairings of round 0, then round 1...).
+
+    Game ``{i}v{j}-r{k}-a`` has player ``i`` White, ``...-b`` the same opening with colours
+    swapped. Seeds come from ``SeedSequence([seed, i, j, k, swap])``.
+    """
+    budget = config.budget()
+    tasks = []
+    for k in range(config.rounds):
+        o = k % len(openings)
+        for i, j in config.pairings():
+            for swap in (0, 1):
+                w, b = (i, j) if swap == 0 else (j, i)
+                seeds = np.random.SeedSequence([config.seed, i, j, k, swap]).generate_state(2)
+                tasks.append(GameTask(f"{i}v{j}-r{k}-{'ab'[swap]}", config.players[w], config.players[b],
+                                      w, b, k, o, openings[o], config.ply_cap,
+                                      (int(seeds[0]), int(seeds[1])), budget))
+    return tasks
+
+
+# ----- parallel execution -------------------------------------------------------------------
+def _init_worker(modules: list[str]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    for name in modules:
+        importlib.import_module(name)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A killed parent (SIGKILL, OOM) leaves pool workers running: end this one when it is gone."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
+def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str, Any]], bool],
+            modules: Sequence[str] = ()) -> None:
+    """Play ``tasks``, calling ``handle(record)`` in this process as each game finishes.
+
+    ``handle`` returns False to stop taking new tasks (games already running still finish and
+    are handled). On an exception (from a game, from ``handle``, Ctrl-C) unfinished games are
+    abandoned: the worker processes are stopped and the exception propagates. Worker processes
+    import ``modules`` first (where player kinds beyond ``training.players`` are registered).
+    """
+    if workers <= 1:
+        for task in tasks:
+            if not handle(play_game(task)):
+                return
+        return
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(sorted(set(modules)),))
+    try:
+        running = {pool.submit(play_game, t) for t in _take(tasks, workers)}
+        going = True
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                going = handle(future.result()) and going
+                if going:
+                    running |= {pool.submit(play_game, t) for t in _take(tasks, 1)}
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in set(multiprocessing.active_children()) - before:
+            proc.terminate()
+        raise
+    pool.shutdown()
+
+
+def _take(tasks: Iterator[GameTask], n: int) -> list[GameTask]:
+    out = []
+    for task in tasks:
+        out.append(task)
+        if len(out) == n:
+            break
+    return out
+
+
+# ----- results directory ----------------------------------------------------------------------
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` via ``path.tmp`` + fsync + ``os.replace``: readers never see half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class ResultsDir:
+    """``config.json`` + ``games.jsonl`` of one arena (module docstring)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.games = self.path / "games.jsonl"
+        self.dropped_partial_line = False
+
+    def open(self, config: ArenaConfig, openings: list[str], tasks: list[GameTask]) -> list[dict[str, Any]]:
+        """Create or check the directory; the records already in it (in file order).
+
+        Raises:
+            ArenaError: other settings, or records that are corrupt or not in the schedule.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        wanted = {"version": CONFIG_VERSION, "settings": config.settings(), "openings": openings}
+        wanted = json.loads(json.dumps(wanted))
+        config_path = self.path / "config.json"
+        if config_path.exists():
+            try:
+                found = json.loads(config_path.read_text())
+            except (OSError, json.JSONDecodeError) as e:
+                raise ArenaError(f"cannot read {config_path}: {e}") from None
+            if found != wanted:
+                raise ArenaError(f"{self.path} holds an arena with other settings "
+                                 f"({_differences(found, wanted)}); rerun with the same settings to resume, "
+                                 "or choose another --out")
+        elif self.games.exists():
+            raise ArenaError(f"{self.games} exists without config.json: not an arena directory")
+        else:
+            write_atomic(config_path, json.dumps(wanted, indent=1) + "\n")
+        return self._read(tasks)
+
+    def _read(self, tasks: list[GameTask]) -> list[dict[str, Any]]:
+        if not self.games.exists():
+            return []
+        by_id = {t.id: t for t in tasks}
+        data = self.games.read_bytes()
+        lines = data.split(b"\n")  # the last item is what follows the last newline: b"" normally
+        records, seen, offset = [], set(), 0
+        for number, line in enumerate(lines, start=1):
+            last = number == len(lines)
+            if line.strip():
+                record, problem = _parse_record(line, by_id)
+                if problem and last:  # a crash mid-write: drop the partial line
+                    with open(self.games, "r+b") as f:
+                        f.truncate(offset)
+                    self.dropped_partial_line = True
+                    break
+                if problem:
+                    raise ArenaError(f"{self.games} line {number}: {problem}")
+                if record["id"] in seen:
+                    raise ArenaError(f"{self.games} line {number}: game {record['id']} is recorded twice")
+                seen.add(record["id"])
+                records.append(record)
+                if last:  # a whole record without its newline: end the line before appending
+                    with open(self.games, "ab") as f:
+                        f.write(b"\n")
+            offset += len(line) + 1
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Add one record durably (flush + fsync), before anything else sees it."""
+        with open(self.games, "a") as f:
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, Any], str]:
+    """A record and ``""``, or ``{}`` and what is wrong with the line."""
+    try:
+        record = json.loads(line)
+        task = by_id.get(record["id"])
+        if task is None:
+            return {}, f"game {record['id']!r} is not in this arena's schedule"
+        if (record["white"], record["black"]) != (task.white, task.black):
+            return {}, f"game {record['id']!r} has other players than scheduled"
+        return record, ""
+    except (ValueError, KeyError, TypeError) as e:
+        return {}, f"not a game record ({type(e).__name__})"
+
+
+def _differences(found: dict[str, Any], wanted: dict[str, Any]) -> str:
+    old, new = found.get("settings", {}), wanted["settings"]
+    diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}"
+             for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    if found.get("openings") != wanted["openings"]:
+        diffs.append("the openings differ")
+    if found.get("version") != wanted["version"]:
+        diffs.append(f"version {found.get('version')!r} -> {wanted['version']!r}")
+    return "; ".join(diffs) or "unreadable settings"
+
+
+# ----- tallies and report -------------------------------------------------------------------
+@dataclass
+class ArenaReport:
+    """The state of an arena: counts, tables and, for ``sprt``, the test.
+
+    ``pairings`` hold ``(i, j, stats)`` from player ``i``'s side. ``decision`` is ``"H1"``,
+    ``"H0"`` or None (still open, or max games reached when ``complete``).
+    """
+
+    config: ArenaConfig
+    out_dir: Path
+    anchor: int
+    records: list[dict[str, Any]]
+    games_total: int
+    complete: bool
+    pairings: list[tuple[int, int, PairingStats]] = field(default_factory=list)
+    fit: EloFit | None = None
+    llr: float = 0.0
+    decision: str | None = None
+    decided_after: int = 0
+
+    @property
+    def games_done(self) -> int:
+        return len(self.records)
+
+
+class Tally:
+    """Running counts of an arena's records, kept up to date one record at a time.
+
+    ``wdl[i, j]``: wins, draws, losses of player ``i`` against ``j`` (``[P, P, 3] int64``). For
+    ``sprt`` (A = player 0) the test is checked whenever both games of a round are in: the
+    decision is the first bound crossed at such a point (``decided_after`` games); records that
+    come later (games that were running) still count in :attr:`llr`.
+    """
+
+    def __init__(self, config: ArenaConfig, records: list[dict[str, Any]] = ()):
+        n = len(config.players)
+        self.wdl = np.zeros((n, n, 3), dtype=np.int64)
+        self.sprt = config.sprt() if config.mode == "sprt" else None
+        self.decision: str | None = None
+        self.decided_after = 0
+        self.games = 0
+        self._halves: dict[int, int] = {}
+        for r in records:
+            self.add(r)
+
+    def add(self, record: dict[str, Any]) -> None:
+        w, b, s = record["white_index"], record["black_index"], record["white_score"]
+        k = 0 if s == 1.0 else 1 if s == 0.5 else 2
+        self.wdl[w, b, k] += 1
+        self.wdl[b, w, 2 - k] += 1
+        self.games += 1
+        r = record["round"]
+        self._halves[r] = self._halves.get(r, 0) + 1
+        if self.sprt is not None and self.decision is None and self._halves[r] == 2:
+            self.decision = self.sprt.decision(*self.wdl[0, 1])
+            self.decided_after = self.games if self.decision else 0
+
+    @property
+    def llr(self) -> float:
+        return float(self.sprt.llr(*self.wdl[0, 1])) if self.sprt is not None else 0.0
+
+    def postfix(self, players: tuple[str, ...], mode: str) -> str:
+        """One line for the progress bar: the SPRT's LLR, else scores so far."""
+        if self.sprt is not None:
+            w, d, l_ = (int(x) for x in self.wdl[0, 1])
+            return f"LLR {self.llr:+.2f} [{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}] +{w} ={d} -{l_}"
+        parts = []
+        for i in range(1 if mode == "gauntlet" else min(4, len(players))):
+            w, d, l_ = (int(x) for x in self.wdl[i].sum(axis=0))
+            n = w + d + l_
+            score = f"{100 * (w + 0.5 * d) / n:.0f}%" if n else "-"
+            parts.append(f"{players[i][:24]} +{w} ={d} -{l_} {score}")
+        return "; ".join(parts)
+
+
+def build_report(config: ArenaConfig, out_dir: Path, anchor: int, records: list[dict[str, Any]],
+                 games_total: int, prior_draws: float = 1.0) -> ArenaReport:
+    """Tables and ratings from the records so far."""
+    n = len(config.players)
+    counts = Tally(config, records)
+    report = ArenaReport(config, out_dir, anchor, records, games_total, complete=False)
+    report.pairings = [(i, j, pairing_stats(*(int(x) for x in counts.wdl[i, j])))
+                       for i, j in config.pairings()]
+    points, games = tally(n, [(r["white_index"], r["black_index"], r["white_score"]) for r in records])
+    report.fit = fit_elo(points, games, anchor=anchor, prior_draws=prior_draws)
+    report.llr, report.decision, report.decided_after = counts.llr, counts.decision, counts.decided_after
+    report.complete = report.decision is not None or len(records) >= games_total
+    return report
+
+
+def _num(x: float, fmt: str) -> str:
+    return format(x, fmt) if math.isfinite(x) else ("" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+
+def _json_num(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def rating_rows(report: ArenaReport) -> list[dict[str, Any]]:
+    """One row per player, best first (unrated players last)."""
+    fit, players = report.fit, report.config.players
+    order = sorted(range(len(players)), key=lambda i: (math.isnan(fit.elo[i]), -np.nan_to_num(fit.elo[i])))
+    rows = []
+    for rank, i in enumerate(order, start=1):
+        g = int(fit.games[i])
+        rows.append({"rank": rank, "player": players[i], "elo": fit.elo[i], "elo_lo": fit.lo[i],
+                     "elo_hi": fit.hi[i], "se": fit.se[i], "games": g, "points": float(fit.points[i]),
+                     "score": fit.points[i] / g if g else math.nan, "anchor": i == report.anchor})
+    return rows
+
+
+def pairing_rows(report: ArenaReport) -> list[dict[str, Any]]:
+    players = report.config.players
+    return [{"player": players[i], "opponent": players[j], "games": st.games, "wins": st.wins,
+             "draws": st.draws, "losses": st.losses, "score": st.score, "score_lo": st.score_lo,
+             "score_hi": st.score_hi, "elo": st.elo, "elo_lo": st.elo_lo, "elo_hi": st.elo_hi}
+            for i, j, st in report.pairings]
+
+
+def _csv(rows: list[dict[str, Any]], formats: dict[str, str]) -> str:
+    buf = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _num(v, formats[k]) if k in formats else v for k, v in row.items()})
+    return buf.getvalue()
+
+
+_FLOATS = {"elo": ".2f", "elo_lo": ".2f", "elo_hi": ".2f", "se": ".2f", "score": ".4f", "score_lo": ".4f",
+           "score_hi": ".4f", "points": "g"}
+RATING_MODEL = ("Bradley-Terry (logistic Elo) by maximum likelihood, a draw counted as half a win and "
+                "half a loss, {prior} virtual draw(s) per played pairing as a prior; 95% intervals from "
+                "the observed information, relative to the anchor")
+SCORE_INTERVAL = "Wilson score interval extended to draws (95%)"
+
+
+def write_report(report: ArenaReport, prior_draws: float = 1.0) -> None:
+    """``pairings.csv``, ``ratings.csv`` and ``summary.json`` in the results directory, atomically."""
+    out = report.out_dir
+    ratings, pairings = rating_rows(report), pairing_rows(report)
+    write_atomic(out / "pairings.csv", _csv(pairings, _FLOATS))
+    write_atomic(out / "ratings.csv", _csv(ratings, _FLOATS))
+    def clean(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: _json_num(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+
+    summary: dict[str, Any] = {
+        "settings": report.config.settings(), "anchor": report.config.players[report.anchor],
+        "games_done": report.games_done, "games_total": report.games_total, "complete": report.complete,
+        "rating_model": RATING_MODEL.format(prior=_num(prior_draws, "g")), "score_interval": SCORE_INTERVAL,
+        "ratings": clean(ratings), "pairings": clean(pairings),
+    }
+    if report.config.mode == "sprt":
+        sprt = report.config.sprt()
+        summary["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+                           "llr": report.llr, "lower": sprt.lower, "upper": sprt.upper,
+                           "decision": report.decision, "decided_after_games": report.decided_after or None}
+    write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
+
+
+def _table(headers: list[str], rows: list[list[str]], left: int = 2) -> str:
+    """Columns padded to width; the first ``left`` columns left-aligned, the rest right-aligned."""
+    widths = [max(len(h), *(len(r[c]) for r in rows)) if rows else len(h) for c, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(x.ljust(w) if c < left else x.rjust(w)
+                         for c, (x, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return "\n".join([line(headers), *(line(r) for r in rows)])
+
+
+def _interval(lo: float, hi: float, fmt: str) -> str:
+    return "" if math.isnan(lo) else f"[{_num(lo, fmt)}, {_num(hi, fmt)}]"
+
+
+def sprt_verdict(report: ArenaReport) -> str:
+    sprt, (a, b) = report.config.sprt(), report.config.players
+    head = f"SPRT elo0={sprt.elo0:g} elo1={sprt.elo1:g} alpha={sprt.alpha:g} beta={sprt.beta:g}: " \
+           f"LLR {report.llr:+.3f}, bounds [{sprt.lower:+.3f}, {sprt.upper:+.3f}]"
+    if report.decision == "H1":
+        return f"{head}\nH1 accepted after {report.decided_after} games: {a} is stronger than {b} " \
+               f"(Elo difference >= {sprt.elo1:g} favoured)"
+    if report.decision == "H0":
+        return f"{head}\nH0 accepted after {report.decided_after} games: {a} is not stronger than {b} " \
+               f"(Elo difference <= {sprt.elo0:g} favoured)"
+    state = "inconclusive: max games reached" if report.complete else "undecided so far"
+    return f"{head}\n{state} after {report.games_done} games"
+
+
+def format_report(report: ArenaReport) -> str:
+    """The tables as text, for the terminal."""
+    c = report.config
+    out = [f"{c.mode}: {report.games_done}/{report.games_total} games ({c.game_type}, openings {c.openings}, "
+           f"ply cap {c.ply_cap}); results in {report.out_dir}", "",
+           f"Elo (maximum likelihood, 95% interval), anchor {c.players[report.anchor]} = 0"]
+    rows = [[str(r["rank"]), r["player"], _num(r["elo"], "+.0f"),
+             "anchor" if r["anchor"] else _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
+             str(r["games"]), _num(100 * r["score"], ".1f") + ("%" if r["games"] else "")]
+            for r in rating_rows(report)]
+    out += [_table(["rank", "player", "Elo", "95% interval", "games", "score"], rows), ""]
+    out.append("Pairings (from the first player's side; score 95% interval: Wilson with draws)")
+    rows = [[r["player"], r["opponent"], str(r["games"]), str(r["wins"]), str(r["draws"]), str(r["losses"]),
+             _num(100 * r["score"], ".1f") + ("%" if r["games"] else ""),
+             _interval(100 * r["score_lo"], 100 * r["score_hi"], ".1f"), _num(r["elo"], "+.0f"),
+             _interval(r["elo_lo"], r["elo_hi"], "+.0f")] for r in pairing_rows(report)]
+    out.append(_table(["player", "opponent", "games", "W", "D", "L", "score", "95% interval", "Elo",
+                       "95% interval"], rows))
+    if c.mode == "sprt":
+        out += ["", sprt_verdict(report)]
+    return "\n".join(out)
+
+
+# ----- the runner -----------------------------------------------------------------------------
+def resolve_anchor(config: ArenaConfig, anchor: str | None) -> int:
+    """Index of the anchor: the one named, else ``random`` if playing, else B (sprt) or the first."""
+    if anchor is not None:
+        if anchor not in config.players:
+            raise ArenaError(f"anchor {anchor!r} is not one of the players ({', '.join(config.players)})")
+        return config.players.index(anchor)
+    if "random" in config.players:
+        return config.players.index("random")
+    return 1 if config.mode == "sprt" else 0
+
+
+def check_players(config: ArenaConfig) -> list[str]:
+    """Build (and close) every player once, so a bad spec fails before any game starts.
+
+    Returns:
+        the modules defining the players' classes, for worker processes to import (a kind
+        registered outside ``training.players`` is registered by importing its player's module).
+    """
+    modules = []
+    for spec in config.players:
+        try:
+            player = make_player(spec, seed=0)
+            player.close()
+        except PlayerSpecError as e:
+            raise ArenaError(str(e)) from None
+        except Exception as e:  # an engine that does not start, a missing checkpoint...
+            raise ArenaError(f"cannot build player {spec!r}: {e}") from None
+        modules.append(type(player).__module__)
+    return modules
+
+
+def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor: str | None = None,
+              progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None,
+              prior_draws: float = 1.0) -> ArenaReport:
+    """Play (or finish) an arena and write its results; see the module docstring.
+
+    Args:
+        config: what to play.
+        out_dir: the results directory; an existing one with the same settings is resumed.
+        workers: processes playing games (1: in this process).
+        anchor: the player rated 0 (:func:`resolve_anchor`); may change between reruns.
+        progress: show a tqdm bar (stderr) with the running score or the SPRT's LLR.
+        on_record: called with each new record after it is stored (tests use it to interrupt).
+        prior_draws: the ratings' prior (``training.ratings.fit_elo``).
+
+    Raises:
+        ArenaError: bad settings or spec, unusable openings, other settings in ``out_dir``.
+    """
+    config.check()
+    if workers < 1 or prior_draws < 0:
+        raise ArenaError(f"workers must be >= 1 and the Elo prior >= 0 (got {workers}, {prior_draws})")
+    openings = resolve_openings(config)
+    longest = max(Game.from_string(o).ply for o in openings)
+    if longest >= config.ply_cap:
+        raise ArenaError(f"ply cap {config.ply_cap} must exceed the openings' length ({longest} plies)")
+    anchor_index = resolve_anchor(config, anchor)
+    modules = check_players(config)
+    tasks = schedule(config, openings)
+    store = ResultsDir(out_dir)
+    records = store.open(config, openings, tasks)
+    counts = Tally(config, records)
+    done = {r["id"] for r in records}
+    pending = (t for t in tasks if t.id not in done)
+    bar = tqdm(total=len(tasks), initial=len(records), desc=config.mode, disable=not progress,
+               dynamic_ncols=True, file=sys.stderr)
+    bar.set_postfix_str(counts.postfix(config.players, config.mode))
+
+    def handle(record: dict[str, Any]) -> bool:
+        store.append(record)
+        records.append(record)
+        counts.add(record)
+        bar.update(1)
+        bar.set_postfix_str(counts.postfix(config.players, config.mode))
+        if on_record is not None:
+            on_record(record)
+        return counts.decision is None
+
+    try:
+        if counts.decision is None:
+            execute(pending, workers, handle, modules)
+    except BaseException:
+        if records:
+            try:
+                write_report(build_report(config, store.path, anchor_index, records, len(tasks), prior_draws),
+                             prior_draws)
+            except Exception as e:  # never hide the interruption behind a reporting problem
+                print(f"hive-arena: could not write partial tables: {e}", file=sys.stderr)
+        raise
+    finally:
+        bar.close()
+    report = build_report(config, store.path, anchor_index, records, len(tasks), prior_draws)
+    write_report(report, prior_draws)
+    return report
+
+
+__all__ = [
+    "ArenaConfig",
+    "ArenaError",
+    "ArenaReport",
+    "GameTask",
+    "ResultsDir",
+    "Tally",
+    "build_report",
+    "default_out_dir",
+    "execute",
+    "format_report",
+    "play_game",
+    "resolve_openings",
+    "run_arena",
+    "schedule",
+]

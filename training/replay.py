@@ -1,0 +1,258 @@
+"""Replay storage: self-play samples in atomically written shards, sampled as a sliding window.
+
+A *sample* is one position searched in self-play::
+
+    board      [BOARD_SIZE] int16   the position (hive_env.board layout)
+    policy     [M] float16          search policy over the position's legal-move slots, in
+                                    move-generation order (= the observation's legal order)
+    n_legal    int16                number of legal moves (slots used in ``policy``)
+    z          int8                 final result from the side to move's view (+1/0/-1)
+    plies_left int16                plies until the game ended (auxiliary target)
+
+A *shard* is ``shard_<worker>_<seq>.npz`` holding those arrays with a leading sample axis
+plus ``version``; it is written as ``.tmp`` and renamed, so readers never see a partial
+shard, and a damaged shard is skipped with a warning. Game records (UHP GameStrings) go
+to ``games_<worker>.txt`` beside the shards, appended and flushed per game.
+
+``ReplayStore`` is the only channel from self-play to the trainer (with the checkpoint
+store back): a distributed backend can replace it with the same three methods.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit, prange
+
+from hive_env.board import BOARD_SIZE, HIST, PASS
+from hive_env.rules import MAX_MOVES, generate_moves
+from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
+
+SHARD_VERSION = 1
+FIELDS = ("board", "policy", "n_legal", "z", "plies_left")
+_SHARD_RE = re.compile(r"^shard_(\d+)_(\d+)\.npz$")
+
+
+@dataclass
+class Samples:
+    """A batch of samples (arrays with a leading sample axis; see the module docstring)."""
+
+    board: np.ndarray
+    policy: np.ndarray
+    n_legal: np.ndarray
+    z: np.ndarray
+    plies_left: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.z)
+
+    @staticmethod
+    def concat(parts: list[Samples]) -> Samples:
+        return Samples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
+
+    def take(self, idx: np.ndarray) -> Samples:
+        return Samples(*(getattr(self, f)[idx] for f in FIELDS))
+
+
+class ReplayStore:
+    """A directory of shards (see the module docstring)."""
+
+    def __init__(self, directory: str | Path):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._cache: dict[str, Samples] = {}
+        self._lengths: dict[str, int] = {}
+
+    # ----- writing ------------------------------------------------------------------------
+    def write_shard(self, worker: int, samples: Samples, stats: dict[str, np.ndarray] | None = None) -> Path:
+        """Write a shard atomically; its sequence number follows the worker's last one.
+
+        ``stats`` (per-game arrays such as lengths and results) is stored beside the
+        samples for logging, read back by :meth:`stats`.
+        """
+        seq = max((s for w, s, _ in self._shards() if w == worker), default=-1) + 1
+        path = self.dir / f"shard_{worker:03d}_{seq:06d}.npz"
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, version=np.int32(SHARD_VERSION),
+                                **{k: getattr(samples, k) for k in FIELDS},
+                                **{f"stat_{k}": np.asarray(v) for k, v in (stats or {}).items()})
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        return path
+
+    def append_games(self, worker: int, game_strings: list[str]) -> None:
+        """Append game records (one GameString per line) for a worker."""
+        if not game_strings:
+            return
+        with open(self.dir / f"games_{worker:03d}.txt", "a", encoding="utf-8") as f:
+            f.write("".join(g + "\n" for g in game_strings))
+            f.flush()
+            os.fsync(f.fileno())
+
+    # ----- reading ------------------------------------------------------------------------
+    def _shards(self) -> list[tuple[int, int, Path]]:
+        out = []
+        for p in self.dir.iterdir():
+            m = _SHARD_RE.match(p.name)
+            if m:
+                out.append((int(m.group(1)), int(m.group(2)), p))
+        return out
+
+    def shard_paths(self) -> list[Path]:
+        """All complete shards, oldest first (by modification time, then name)."""
+        shards = self._shards()
+        shards.sort(key=lambda t: (t[2].stat().st_mtime_ns, t[2].name))
+        return [p for _, _, p in shards]
+
+    def load(self, path: Path) -> Samples | None:
+        """One shard (cached), or None with a warning when it is damaged."""
+        key = path.name
+        if key not in self._cache:
+            try:
+                with np.load(path) as data:
+                    if int(data["version"]) != SHARD_VERSION:
+                        raise ValueError(f"shard version {int(data['version'])}, expected {SHARD_VERSION}")
+                    self._cache[key] = Samples(*(data[k] for k in FIELDS))
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
+                warnings.warn(f"skipping damaged replay shard {path.name}: {e}", stacklevel=2)
+                return None
+        return self._cache[key]
+
+    def stats(self, path: Path) -> dict[str, np.ndarray]:
+        """The per-game stats stored with a shard (empty when none or damaged)."""
+        try:
+            with np.load(path) as data:
+                return {k[5:]: data[k] for k in data.files if k.startswith("stat_")}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+            return {}
+
+    def count(self) -> int:
+        """Samples in all readable shards (each shard's size is read once)."""
+        total = 0
+        for p in self.shard_paths():
+            if p.name not in self._lengths:
+                s = self.load(p)
+                self._lengths[p.name] = 0 if s is None else len(s)
+            total += self._lengths[p.name]
+        return total
+
+    def _recent(self, size: int) -> list[Samples]:
+        """Whole shards, oldest first, that hold the most recent ``size`` samples; the cache
+        keeps just these (and the next few to come)."""
+        parts, total = [], 0
+        paths = self.shard_paths()
+        for p in reversed(paths):
+            s = self.load(p)
+            if s is None:
+                continue
+            parts.append((p.name, s))
+            total += len(s)
+            if total >= size:
+                break
+        keep = {name for name, _ in parts}
+        for name in list(self._cache):
+            if name not in keep:
+                del self._cache[name]
+        return [s for _, s in reversed(parts)]
+
+    def window(self, size: int) -> Samples | None:
+        """The most recent ``size`` samples as one array set (tests, analysis), or None."""
+        parts = self._recent(size)
+        if not parts:
+            return None
+        pool = Samples.concat(parts)
+        return pool.take(np.arange(max(0, len(pool) - size), len(pool)))
+
+    def sample(self, batch: int, window: int, rng: np.random.Generator, augment: bool) -> Samples | None:
+        """``batch`` samples drawn uniformly from the most recent ``window`` samples.
+
+        Rows are gathered shard by shard (no copy of the window). With ``augment`` each
+        sample goes through a random one of the 12 hex symmetries, its policy target
+        following its moves (see :func:`augment_samples`).
+        """
+        parts = self._recent(window)
+        if not parts:
+            return None
+        sizes = np.array([len(p) for p in parts])
+        ends = np.cumsum(sizes)
+        total = int(ends[-1])
+        idx = rng.integers(max(0, total - window), total, size=batch)
+        which = np.searchsorted(ends, idx, side="right")
+        local = idx - (ends[which] - sizes[which])
+        first = parts[0]
+        out = Samples(*(np.empty((batch, *getattr(first, f).shape[1:]), getattr(first, f).dtype)
+                        for f in FIELDS))
+        for w in np.unique(which):
+            rows = which == w
+            for f in FIELDS:
+                getattr(out, f)[rows] = getattr(parts[w], f)[local[rows]]
+        if augment:
+            out = augment_samples(out, rng.integers(0, N_SYMMETRIES, size=batch))
+        return out
+
+
+# ----- augmentation ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _remap_policy(board, moved_board, hmap, policy, n, out):
+    """Policy slots of ``board`` -> slots of its image ``moved_board`` under ``hmap``."""
+    a = np.empty(MAX_MOVES, np.int32)
+    b = np.empty(MAX_MOVES, np.int32)
+    na = generate_moves(board, a)
+    nb = generate_moves(moved_board, b)
+    out[:] = 0
+    if na != n or nb != n:
+        return False
+    for i in range(n):
+        m = a[i]
+        image = m if m == PASS else (m >> 10) * 1024 + hmap[m & 1023]
+        found = False
+        for j in range(n):
+            if b[j] == image:
+                out[j] = policy[i]
+                found = True
+                break
+        if not found:
+            return False
+    return True
+
+
+@njit(cache=True, parallel=True)
+def _remap_all(boards, moved, syms, hmaps, policy, n_legal, out, ok):
+    for i in prange(boards.shape[0]):
+        ok[i] = _remap_policy(boards[i], moved[i], hmaps[syms[i]], policy[i], n_legal[i], out[i])
+
+
+def augment_samples(samples: Samples, syms: np.ndarray) -> Samples:
+    """Samples moved by hex symmetries ``syms`` [S]: boards transformed, policy slots remapped.
+
+    Legal moves are listed in generation order, which depends on directions, so the target
+    of move ``m`` moves to the slot of its image in the transformed board's list.
+    """
+    boards = samples.board
+    moved = np.empty_like(boards)
+    for i in range(len(boards)):
+        moved[i] = boards[i] if syms[i] == 0 else transform_board(boards[i], np.zeros(HIST, np.uint64),
+                                                                  int(syms[i]))[0]
+    policy = samples.policy.astype(np.float32)
+    out = np.zeros_like(policy)
+    ok = np.zeros(len(boards), np.bool_)
+    n_legal = samples.n_legal.astype(np.int64)
+    _remap_all(boards, moved, syms.astype(np.int64), HEX_MAPS, policy, n_legal, out, ok)
+    if not ok.all():
+        raise RuntimeError("symmetry augmentation lost a move: engine symmetry broken")
+    return Samples(moved, out.astype(samples.policy.dtype), samples.n_legal, samples.z, samples.plies_left)
+
+
+def empty_samples(max_legal: int) -> Samples:
+    return Samples(np.zeros((0, BOARD_SIZE), np.int16), np.zeros((0, max_legal), np.float16),
+                   np.zeros(0, np.int16), np.zeros(0, np.int8), np.zeros(0, np.int16))

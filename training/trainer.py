@@ -1,0 +1,152 @@
+"""The trainer: network updates from replay samples, with its full state for resuming.
+
+Loss = policy cross-entropy (search policy over the legal-move slots) + ``value_weight`` x
+WDL cross-entropy (final result from the side to move's view). AdamW with linear warm-up
+then cosine decay, gradient clipping, and bfloat16 autocast on CUDA. (Replay also keeps
+the plies left of each sample, for a moves-left head later.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.nn import functional
+
+from hive_env.encode import allocate_moves, allocate_observation, encode_batch_kernel, obs_tuple
+from models.gnn import HiveGNN
+
+from .evaluator import to_tensors, trim
+from .replay import Samples
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation settings (reference values: KataGo, Leela Chess Zero).
+
+    Args:
+        batch_size: samples per step.
+        lr: peak learning rate (AdamW).
+        weight_decay: AdamW decoupled weight decay.
+        warmup_steps: linear warm-up from 0.
+        steps: total training steps of the run (cosine decay to ``lr * min_lr_ratio``).
+        min_lr_ratio: floor of the schedule.
+        grad_clip: max global gradient norm.
+        value_weight: weight of the value loss.
+        samples_per_position: training samples drawn per new self-play position (KataGo ~4).
+        window: replay window in positions.
+        augment: random hex symmetry per sample.
+        checkpoint_every: steps between published checkpoints.
+        min_positions: positions in replay before training starts.
+    """
+
+    batch_size: int = 256
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    warmup_steps: int = 100
+    steps: int = 10000
+    min_lr_ratio: float = 0.05
+    grad_clip: float = 1.0
+    value_weight: float = 1.0
+    samples_per_position: float = 4.0
+    window: int = 200000
+    augment: bool = True
+    checkpoint_every: int = 500
+    min_positions: int = 1000
+
+    def __post_init__(self):
+        for name in ("batch_size", "steps", "checkpoint_every", "window"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"train.{name} must be >= 1, got {getattr(self, name)}")
+        if self.lr <= 0:
+            raise ValueError(f"train.lr must be > 0, got {self.lr}")
+        if self.samples_per_position <= 0:
+            raise ValueError(f"train.samples_per_position must be > 0, got {self.samples_per_position}")
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    """Learning rate of a step: linear warm-up, then cosine to ``lr * min_lr_ratio``."""
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    t = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps))
+    return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * t)))
+
+
+def encode_samples(samples: Samples, expansions: int, max_legal: int) -> dict[str, np.ndarray]:
+    """Observations of the samples' boards (compiled, parallel)."""
+    n = len(samples)
+    obs = allocate_observation(n, expansions, max_legal)
+    errors = np.zeros(n, np.int8)
+    encode_batch_kernel(samples.board.copy(), obs_tuple(obs), allocate_moves(n), errors)
+    if errors.any():
+        raise RuntimeError(f"cannot encode replay sample {int(np.flatnonzero(errors)[0])}")
+    return obs
+
+
+class Trainer:
+    """Owns the model's optimiser and schedule; one :meth:`train_step` per batch."""
+
+    def __init__(self, model: HiveGNN, config: TrainConfig, device: torch.device, expansions: int,
+                 max_legal: int):
+        self.model = model.to(device)
+        self.config = config
+        self.device = device
+        self.expansions = expansions
+        self.max_legal = max_legal
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        self.step = 0
+        self.amp = device.type == "cuda"
+
+    def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
+        """Loss terms and metrics of a batch (tensors; ``total`` has a gradient)."""
+        obs = trim(encode_samples(samples, self.expansions, self.max_legal))
+        inputs = to_tensors(obs, self.device)
+        moves = inputs["legal_src"].shape[1]
+        target = torch.from_numpy(samples.policy[:, :moves].astype(np.float32)).to(self.device)
+        z = torch.from_numpy(samples.z.astype(np.int64)).to(self.device)
+        wdl_target = 1 - z  # +1 -> 0 (win), 0 -> 1 (draw), -1 -> 2 (loss)
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.amp):
+            logits, wdl = self.model(inputs)
+        logits, wdl = logits.float(), wdl.float()
+        logp = torch.log_softmax(logits, dim=-1)
+        legal = target.new_zeros(target.shape, dtype=torch.bool)
+        legal |= torch.arange(moves, device=self.device)[None] < inputs["n_legal"].long()[:, None]
+        safe_logp = torch.where(legal, logp, torch.zeros_like(logp))
+        policy_loss = -(target * safe_logp).sum(-1).mean()
+        value_loss = functional.cross_entropy(wdl, wdl_target)
+        p = torch.softmax(logits, dim=-1)
+        entropy = -(p * safe_logp).sum(-1).mean()
+        value = torch.softmax(wdl, -1)
+        expected = value[:, 0] - value[:, 2]
+        total = policy_loss + self.config.value_weight * value_loss
+        return {
+            "total": total, "policy": policy_loss.detach(), "value": value_loss.detach(),
+            "entropy": entropy.detach(),
+            "value_accuracy": (wdl.argmax(-1) == wdl_target).float().mean().detach(),
+            "value_mse": ((expected - z.float()) ** 2).mean().detach(),
+        }
+
+    def train_step(self, samples: Samples) -> dict[str, float]:
+        """One optimiser step on a batch; returns scalar metrics."""
+        self.model.train()
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr_at(self.step, self.config)
+        out = self.losses(samples)
+        self.optimizer.zero_grad(set_to_none=True)
+        out["total"].backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        self.optimizer.step()
+        self.step += 1
+        metrics = {k: float(v.detach()) for k, v in out.items()}
+        metrics["grad_norm"] = float(grad_norm)
+        metrics["lr"] = self.optimizer.param_groups[0]["lr"]
+        return metrics
+
+    def state(self) -> dict:
+        return {"optimizer": self.optimizer.state_dict(), "train_step": self.step}
+
+    def load_state(self, state: dict) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["train_step"])
