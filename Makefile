@@ -19,7 +19,7 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 train: setup
-	$(BIN)/hive-demo
+	$(BIN)/hive-train experiment=smoke
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from hive_env import Game
 from hive_env.board import play
@@ -31,6 +32,8 @@ class AlphaZeroPlayer:
                  device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero"):
         self.name = name
         self.device = pick_device(device)
+        if self.device.type == "cpu":
+            torch.set_num_threads(1)  # small batches: more threads only spin (and stall under load)
         self.model, state = load_model(ckpt, self.device)
         self.step = state.get("step")
         self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda")

@@ -19,9 +19,9 @@ from .checkpoint import CheckpointStore
 from .loop import Run, RunConfig
 
 
-def az_spec(path: Path, sims: int) -> str:
-    """Player spec of a checkpoint searched with ``sims`` simulations on the CPU."""
-    return f"alphazero:ckpt={path},sims={sims},device=cpu"
+def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
+    """Player spec of a checkpoint searched with ``sims`` simulations."""
+    return f"alphazero:ckpt={path},sims={sims},device={device}"
 
 
 class Evaluation:
@@ -52,7 +52,7 @@ class Evaluation:
             self.ckpts.prune(self.keep)
             return
         path = self.ckpts.path(step)
-        me = az_spec(path, int(self.ev.get("sims", 32)))
+        me = az_spec(path, int(self.ev.get("sims", 32)), self.cfg.device)
         opponents = tuple(self.ev.get("opponents", ["random"]))
         games = int(self.ev.get("games", 10))
         out = self.cfg.run_dir / "eval" / f"step_{step:08d}"
@@ -72,10 +72,10 @@ class Evaluation:
         if gating == "none" or not self.best.exists():
             shutil.copyfile(path, self.best)
             return
-        me = az_spec(path, int(self.ev.get("sims", 32)))
+        me = az_spec(path, int(self.ev.get("sims", 32)), self.cfg.device)
         best_copy = self.cfg.run_dir / "eval" / f"best_before_{step:08d}.pt"
         shutil.copyfile(self.best, best_copy)
-        rival = az_spec(best_copy, int(self.ev.get("sims", 32)))
+        rival = az_spec(best_copy, int(self.ev.get("sims", 32)), self.cfg.device)
         out = self.cfg.run_dir / "eval" / f"gate_{step:08d}"
         if gating == "score":
             report = self._arena("gauntlet", (me, rival), int(self.ev.get("games", 10)), out)
@@ -95,7 +95,7 @@ class Evaluation:
         """The final network against ``eval.final_opponents``; prints and returns the report."""
         opponents = tuple(self.ev.get("final_opponents", ["random"]))
         games = int(self.ev.get("final_games", 10))
-        me = az_spec(path, int(self.ev.get("final_sims", self.ev.get("sims", 32))))
+        me = az_spec(path, int(self.ev.get("final_sims", self.ev.get("sims", 32))), self.cfg.device)
         report = self._arena("gauntlet", (me, *opponents), games, self.cfg.run_dir / "eval" / "final")
         print(format_report(report))
         for _, j, stats in report.pairings:

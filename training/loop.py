@@ -168,6 +168,8 @@ class Run:
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
         self.replay = ReplayStore(cfg.run_dir / "replay")
         self.device = pick_device(cfg.device)
+        if self.device.type == "cpu" and cfg.workers > 0:
+            torch.set_num_threads(1)  # the cores belong to the workers: spinning threads stall all
         self.expansions = parse_game_type(cfg.game_type)
         self.resolved_config = resolved_config
         self.writer = SummaryWriter(str(cfg.run_dir / "tb"))

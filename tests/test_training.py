@@ -1,0 +1,205 @@
+"""Self-play training: replay storage, trainer, configs, and whole runs (smoke, kill + resume)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+
+from hive_env import PASS, Game
+from hive_env.pieces import parse_game_type
+from hive_env.rules import MAX_MOVES, generate_moves
+from hive_env.symmetry import transform_move
+from models.gnn import build_model
+from training.checkpoint import load_model
+from training.config import ConfigError, run_config
+from training.replay import ReplayStore, Samples, augment_samples
+from training.trainer import TrainConfig, Trainer
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = str(ROOT / "configs")
+
+
+def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0) -> Samples:
+    """Positions of random games with random policies over their legal moves."""
+    rng = np.random.default_rng(seed)
+    boards, policies, n_legal = [], [], []
+    while len(boards) < n:
+        g = Game(game_type)
+        for _ in range(int(rng.integers(1, 40))):
+            moves = g.legal_moves()
+            if len(moves) == 0:
+                break
+            p = np.zeros(512, np.float16)
+            p[: len(moves)] = rng.dirichlet(np.ones(len(moves)))
+            boards.append(g.board.copy())
+            policies.append(p)
+            n_legal.append(len(moves))
+            g.play(int(moves[rng.integers(len(moves))]))
+            if g.is_over or len(boards) >= n:
+                break
+    z = rng.integers(-1, 2, size=n).astype(np.int8)
+    return Samples(np.stack(boards), np.stack(policies), np.array(n_legal, np.int16), z,
+                   np.arange(n, 0, -1, dtype=np.int16))
+
+
+# ----- replay ----------------------------------------------------------------------------------
+
+
+def test_shards_are_written_atomically_and_damage_is_skipped(tmp_path):
+    store = ReplayStore(tmp_path)
+    a = store.write_shard(0, random_samples(30, seed=1), {"game_plies": np.array([30])})
+    store.write_shard(0, random_samples(20, seed=2))
+    assert not list(tmp_path.glob("*.tmp"))
+    (tmp_path / "shard_001_000000.npz.tmp").write_bytes(b"partial")  # a writer died mid-write
+    assert store.count() == 50
+    assert store.stats(a)["game_plies"].tolist() == [30]
+    (tmp_path / "shard_002_000000.npz").write_bytes(b"garbage")
+    fresh = ReplayStore(tmp_path)
+    with pytest.warns(UserWarning, match="damaged"):
+        assert fresh.count() == 50
+
+
+def test_window_sampling_draws_only_recent_positions(tmp_path):
+    store = ReplayStore(tmp_path)
+    old = random_samples(40, seed=3)
+    old.z[:] = 1
+    store.write_shard(0, old)
+    time.sleep(0.01)
+    new = random_samples(40, seed=4)
+    new.z[:] = -1
+    store.write_shard(0, new)
+    rng = np.random.default_rng(0)
+    batch = store.sample(256, window=40, rng=rng, augment=False)
+    assert (batch.z == -1).all()
+    batch = store.sample(512, window=80, rng=rng, augment=False)
+    assert set(np.unique(batch.z)) == {-1, 1}
+    assert len(store.window(50)) == 50
+
+
+def test_augmentation_moves_policy_targets_with_their_moves():
+    samples = random_samples(40, seed=5)
+    syms = np.arange(40) % 12
+    aug = augment_samples(samples, syms)
+    buf = np.empty(MAX_MOVES, np.int32)
+    for i in range(40):
+        n = generate_moves(samples.board[i], buf)
+        orig = {int(buf[j]): float(samples.policy[i, j]) for j in range(n)}
+        m = generate_moves(aug.board[i], buf)
+        moved = {int(buf[j]): float(aug.policy[i, j]) for j in range(m)}
+        assert n == m == samples.n_legal[i]
+        for move, p in orig.items():
+            image = move if move == PASS else transform_move(move, int(syms[i]))
+            assert moved[image] == p
+    np.testing.assert_array_equal(aug.z, samples.z)
+
+
+# ----- trainer ---------------------------------------------------------------------------------
+
+
+def test_training_steps_on_a_fixed_batch_lower_the_loss():
+    torch.manual_seed(0)
+    batch = random_samples(32, seed=6)
+    batch.policy[:] = 0  # one-hot targets: the loss can go towards 0 when the batch is learned
+    batch.policy[np.arange(32), np.arange(32) % batch.n_legal] = 1
+    cfg = TrainConfig(batch_size=32, lr=3e-3, warmup_steps=1, steps=100, augment=False)
+    trainer = Trainer(build_model("tiny"), cfg, torch.device("cpu"), parse_game_type("Base+MLP"), 512)
+    first = trainer.train_step(batch)
+    for _ in range(60):
+        last = trainer.train_step(batch)
+    assert last["total"] < 0.5 * first["total"]
+    assert last["value"] < first["value"] and last["policy"] < first["policy"]
+    assert trainer.step == 61
+
+
+# ----- configs ---------------------------------------------------------------------------------
+
+
+def compose_cfg(overrides: list[str]):
+    with initialize_config_dir(config_dir=CONFIGS, version_base=None):
+        return compose(config_name="train", overrides=overrides)
+
+
+@pytest.mark.parametrize("experiment", [None, "smoke", "cpu", "gpu"])
+def test_every_preset_composes_into_valid_settings(experiment):
+    overrides = [f"experiment={experiment}"] if experiment else []
+    if experiment == "gpu":
+        overrides.append("device=cpu")  # settings only; no GPU needed to check them
+    rc = run_config(compose_cfg(overrides))
+    assert rc.search.sims >= 1 and rc.train.steps >= 1 and rc.model["width"] >= 1
+
+
+@pytest.mark.parametrize("override,name", [
+    ("train.lr=-1", "train.lr"), ("search.sims=0", "search.sims"), ("env.game_type=Chess", "env.game_type"),
+    ("selfplay.workers=-2", "selfplay.workers"), ("+train.bogus=1", "train.bogus"),
+    ("eval.games=3", "eval.games"), ("model.width=0", "model.width"),
+])
+def test_invalid_settings_name_the_setting(override, name):
+    with pytest.raises(ConfigError, match=name.replace(".", r"\.")):
+        run_config(compose_cfg(["experiment=smoke", override]))
+
+
+# ----- whole runs ------------------------------------------------------------------------------
+
+
+def hive_train(run_dir: Path, *overrides: str, **kw) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", *overrides]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, **kw)
+
+
+def test_smoke_run_leaves_checkpoint_events_records_and_config(tmp_path):
+    run_dir = tmp_path / "smoke"
+    proc = hive_train(run_dir)
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, out[-3000:]
+    assert "final score vs random" in out
+    model, state = load_model(run_dir / "checkpoints" / "final.pt")
+    assert state["step"] == 20
+    assert list((run_dir / "tb").glob("events.out.tfevents.*"))
+    records = (run_dir / "replay" / "games_000.txt").read_text().splitlines()
+    assert records and all(Game.from_string(r).ply > 0 for r in records[:5])
+    config = (run_dir / "config.yaml").read_text()
+    assert "name: smoke" in config and "git:" in config
+    assert (run_dir / "checkpoints" / "best.pt").exists()
+
+
+def test_killed_run_resumes_with_counters_and_replay_intact(tmp_path):
+    run_dir = tmp_path / "resume"
+    overrides = ("train.steps=40", "train.checkpoint_every=10", "eval.every=0", "eval.final_games=2")
+    proc = hive_train(run_dir, *overrides)
+    ckpt = run_dir / "checkpoints" / "ckpt_00000010.pt"
+    deadline = time.time() + 400
+    while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert ckpt.exists(), proc.communicate()[0][-3000:]
+    os.killpg(proc.pid, signal.SIGKILL)  # the trainer and its workers, mid-run
+    proc.wait()
+    shards_before = {p.name for p in (run_dir / "replay").glob("shard_*.npz")}
+    assert shards_before
+    proc = hive_train(run_dir, *overrides)
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, out[-3000:]
+    assert "resumed from checkpoint step" in out
+    resumed_at = int(out.split("resumed from checkpoint step")[1].split()[0])
+    assert resumed_at >= 10
+    _, state = load_model(run_dir / "checkpoints" / "final.pt")
+    assert state["step"] == 40
+    assert shards_before <= {p.name for p in (run_dir / "replay").glob("shard_*.npz")}
+    last = load_model(run_dir / "checkpoints" / "ckpt_00000040.pt")[1]
+    assert last["trainer"]["train_step"] == 40
+
+
+def test_bad_settings_stop_hive_train_at_start_up(tmp_path):
+    proc = hive_train(tmp_path / "bad", "train.lr=-1")
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    assert "train.lr" in out and "Traceback" not in out
