@@ -16,3 +16,19 @@ def require_reference(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{path} not available")
     return path
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """One ``hive-train experiment=smoke`` run shared by the tests that inspect its output:
+    (run directory, combined output, exit status)."""
+    import subprocess
+    import sys
+
+    run_dir = tmp_path_factory.mktemp("runs") / "smoke"
+    proc = subprocess.run([sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    return run_dir, proc.stdout + proc.stderr, proc.returncode

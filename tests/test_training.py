@@ -156,11 +156,9 @@ def hive_train(run_dir: Path, *overrides: str, **kw) -> subprocess.Popen:
                             start_new_session=True, **kw)
 
 
-def test_smoke_run_leaves_checkpoint_events_records_and_config(tmp_path):
-    run_dir = tmp_path / "smoke"
-    proc = hive_train(run_dir)
-    out, _ = proc.communicate(timeout=600)
-    assert proc.returncode == 0, out[-3000:]
+def test_smoke_run_leaves_checkpoint_events_records_and_config(smoke_run):
+    run_dir, out, returncode = smoke_run
+    assert returncode == 0, out[-3000:]
     assert "final score vs random" in out
     model, state = load_model(run_dir / "checkpoints" / "final.pt")
     assert state["step"] == 20

@@ -1,0 +1,81 @@
+"""The AlphaZero player behind every front end: the player interface, hive-uhp, hive-play."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from hive_env import Game
+from models.gnn import build_model
+from training.checkpoint import save_checkpoint
+from training.players import Budget, PlayerSpecError, make_player
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory) -> Path:
+    torch.manual_seed(0)
+    return save_checkpoint(tmp_path_factory.mktemp("az") / "net.pt", build_model("tiny"), step=7)
+
+
+def test_plays_legal_moves_and_reuses_its_tree(ckpt):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=16,device=cpu", seed=1)
+    opponent = make_player("random", seed=2)
+    game = Game("Base+MLP")
+    for _ in range(16):
+        mover = player if game.side_to_move == 0 else opponent
+        move = mover.choose(game)
+        assert move in game.legal_moves()
+        game.play(move)
+    # After its move and the reply, the kept tree is the current position's.
+    assert player._mcts.node_visits[0, player._mcts.roots[0]] >= 1
+    assert player.choose(game, Budget(sims=4)) in game.legal_moves()
+    assert player.choose(game, Budget(time_s=0.3)) in game.legal_moves()
+
+
+def test_same_seed_same_moves(ckpt):
+    games = []
+    for _ in range(2):
+        player = make_player(f"alphazero:ckpt={ckpt},sims=12,gumbel=1,device=cpu", seed=5)
+        game = Game("Base")
+        for _ in range(6):
+            game.play(player.choose(game))
+        games.append(game.game_string())
+    assert games[0] == games[1]
+
+
+def test_bad_specs_are_refused(ckpt, tmp_path):
+    with pytest.raises(PlayerSpecError, match="no checkpoint"):
+        make_player(f"alphazero:ckpt={tmp_path / 'missing.pt'}")
+    with pytest.raises(PlayerSpecError, match="sims"):
+        make_player(f"alphazero:ckpt={ckpt},sims=zero")
+    with pytest.raises(PlayerSpecError, match="ckpt"):
+        make_player("alphazero:sims=4")
+
+
+def test_answers_bestmove_through_hive_uhp(ckpt):
+    spec = f"alphazero:ckpt={ckpt},sims=8,device=cpu"
+    script = "newgame Base+MLP\nplay wS1\nbestmove depth 1\nbestmove time 00:00:01\n"
+    out = subprocess.run([sys.executable, "-m", "scripts.uhp_engine", "--player", spec], cwd=ROOT,
+                         input=script, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    replies = [lines[i - 1] for i, line in enumerate(lines) if line == "ok"][1:]  # after info
+    game = Game.from_string(replies[1])
+    for reply in replies[2:]:
+        assert game.parse_move(reply) in game.legal_moves()
+
+
+def test_plays_through_hive_play(ckpt, tmp_path):
+    record = tmp_path / "game.txt"
+    out = subprocess.run([sys.executable, "-m", "scripts.play", "--opponent", f"alphazero:ckpt={ckpt},sims=4",
+                          "--game-type", "Base", "--out", str(record)], cwd=ROOT, input="wS1\nmoves\nquit\n",
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    game = Game.from_string(record.read_text().strip())
+    assert game.ply == 2 and game.move_strings[0] == "wS1"
