@@ -14,9 +14,8 @@ Schedules (:func:`schedule`), for each pairing and each round ``k``, play two ga
 Games run in-process (``workers=1``) or in a ``ProcessPoolExecutor`` of fresh (spawned, so
 CUDA-safe) processes. Those know the kinds registered by ``training.players`` and import the
 module of each player's class first, so a kind registered next to its class is known too.
-Each game's seeds derive from
-(arena seed, pairing, round, colour), so results do not depend on the number of workers (apart
-from time-limited players).
+Each game's seeds derive from (arena seed, pairing, round, colour), so results do not depend on
+the number of workers (apart from time-limited players).
 
 Results directory (``out``):
 

@@ -29,9 +29,9 @@ def random_openings(game_type: str, n: int, plies: int, seed: int = 0) -> list[s
     Each ply is uniform over the legal moves that do not end the game (a line with no such move
     is dropped). Openings are distinct as positions (by Zobrist hash, so transpositions count
     once) and returned in the order found, so a larger ``n`` with the same seed extends the list.
-    Fewer than ``n`` come back only when the position count is smaller than ``n`` (``plies=1``
-    in Base has 4: ``wS1``, ``wB1``, ``wG1``, ``wA1``); then ``20 n + 100`` lines in a row found
-    nothing new.
+    Fewer than ``n`` come back when there are fewer positions (Base has 4 after one ply: ``wS1``,
+    ``wB1``, ``wG1``, ``wA1``; 96 after two, 1440 after three, 21600 after four): the search stops
+    once ``1000 + 10 m`` lines in a row, with ``m`` openings found, found nothing new.
 
     Args:
         game_type: e.g. ``"Base"``, ``"Base+MLP"``.
@@ -51,8 +51,8 @@ def random_openings(game_type: str, n: int, plies: int, seed: int = 0) -> list[s
     rng = np.random.default_rng(seed)
     seen: set[int] = set()
     out: list[str] = []
-    misses, patience = 0, 20 * n + 100
-    while len(out) < n and misses < patience:
+    misses = 0
+    while len(out) < n and misses < 1000 + 10 * len(out):
         game = _random_line(game_type, plies, rng)
         if game is None or game.hash in seen:
             misses += 1

@@ -1,0 +1,103 @@
+"""``hive-arena``: matches between players, Elo ratings with intervals, SPRT gating, rating plots.
+
+    hive-arena gauntlet PLAYER OPPONENT...     the first player against each opponent
+    hive-arena roundrobin PLAYER...            every pair of players
+    hive-arena sprt A B --elo0 0 --elo1 20     A against B until the SPRT decides
+    hive-arena plot RESULTS_DIR... --out ratings.png
+
+Players are spec strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
+``alphazero:ckpt=PATH,sims=N``). Rerunning a command resumes it from its results directory.
+The logic lives in ``training.arena``; this file only parses arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hive_env import GAME_TYPES
+from training.arena import ArenaConfig, ArenaError, default_out_dir, format_report, run_arena
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        self.exit(2, f"hive-arena: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    arg = common.add_argument
+    arg("--games-per-pairing", type=int, default=10, help="games per pairing, even (default 10)")
+    arg("--game-type", default="Base", choices=GAME_TYPES)
+    arg("--openings", default="random:4",
+        help="random:PLIES (random legal plies, seeded) or a file of GameStrings (default random:4)")
+    arg("--seed", type=int, default=0, help="seeds the openings and the players (default 0)")
+    arg("--workers", type=int, default=1, help="processes playing games (default 1)")
+    arg("--out", help="results directory (default runs/arena/MODE-HASH of the settings)")
+    arg("--anchor", help="player rated 0 (default random if playing, else B for sprt, else the first)")
+    arg("--ply-cap", type=int, default=300, help="a game reaching this ply is a draw (default 300)")
+    arg("--time", type=float, help="seconds per move for every player (overrides specs)")
+    arg("--depth", type=int, help="search depth for every player (overrides specs)")
+    arg("--sims", type=int, help="MCTS simulations per move for every player (overrides specs)")
+    arg("--elo-prior", type=float, default=1.0, help="virtual draws per pairing (default 1)")
+    arg("--no-progress", action="store_true", help="no progress bar")
+    parser = _Parser(prog="hive-arena", description=__doc__.splitlines()[0].replace("``", ""))
+    sub = parser.add_subparsers(dest="command", required=True)
+    gauntlet = sub.add_parser("gauntlet", parents=[common], help="one player against each opponent")
+    gauntlet.add_argument("player", metavar="PLAYER")
+    gauntlet.add_argument("opponents", nargs="+", metavar="OPPONENT")
+    sub.add_parser("roundrobin", parents=[common], help="every pair of players").add_argument(
+        "players", nargs="+", metavar="PLAYER")
+    sprt = sub.add_parser("sprt", parents=[common], help="sequential test of A against B")
+    sprt.add_argument("players", nargs=2, metavar="PLAYER", help="A (the candidate) and B (the baseline)")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="H0: A is this much stronger (default 0)")
+    sprt.add_argument("--elo1", type=float, default=20.0, help="H1: A is this much stronger (default 20)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
+    sprt.add_argument("--max-games", type=int, default=2000, help="stop undecided here (default 2000)")
+    plot = sub.add_parser("plot", help="ratings over checkpoints as a PNG")
+    plot.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
+    plot.add_argument("--out", default="ratings.png", help="PNG file (default ratings.png)")
+    return parser
+
+
+def _config(args: argparse.Namespace) -> ArenaConfig:
+    extra, games = {}, args.games_per_pairing
+    players = [args.player, *args.opponents] if args.command == "gauntlet" else args.players
+    if args.command == "sprt":
+        extra = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
+        games = args.max_games
+    return ArenaConfig(args.command, tuple(players), games, args.game_type, args.openings, args.seed,
+                       args.ply_cap, args.time, args.depth, args.sims, **extra)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "plot":
+            from training.arena_plot import plot_ratings  # matplotlib only when plotting
+
+            print(f"wrote {plot_ratings(args.dirs, args.out)}")
+            return 0
+        config = _config(args)
+        config.check()
+        out = args.out or default_out_dir(config)
+        print(f"hive-arena {args.command}: results in {out}", flush=True)
+        report = run_arena(config, out, workers=args.workers, anchor=args.anchor,
+                           progress=not args.no_progress, prior_draws=args.elo_prior)
+    except (ArenaError, ValueError, OSError) as e:
+        print(f"hive-arena: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nhive-arena: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    except Exception as e:  # a game failed (an engine died...): finished games are kept
+        print(f"hive-arena: error: {type(e).__name__}: {e} (rerun the same command to resume)",
+              file=sys.stderr)
+        return 1
+    print(format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""Issue 8: openings, the arena's schedule and games, resumable results, SPRT runs, the CLI and the plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hive_env import PASS, Game
+from training import arena
+from training.arena import (
+    ArenaConfig,
+    ArenaError,
+    format_report,
+    play_game,
+    resolve_openings,
+    run_arena,
+    schedule,
+)
+from training.arena_plot import checkpoint_step, plot_ratings
+from training.openings import OpeningsError, load_openings, random_openings
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# White to move wins with wA2 /bQ (tests/test_play_cli.py)
+WIN_IN_ONE = ("Base;InProgress;White[7];wA1;bB1 wA1\\;wA2 \\wA1;bB2 /bB1;wG1 /wA2;bQ -bB2;wQ -wG1;"
+              "bG1 bB2\\;wB1 -wA2;bQ /wA1;wQ /wG1;bS1 bG1-")
+
+
+class StopError(Exception):
+    """Raised by a test hook to interrupt an arena."""
+
+
+def stop_after(n: int):
+    seen = []
+
+    def hook(record):
+        seen.append(record["id"])
+        if len(seen) >= n:
+            raise StopError
+
+    return hook
+
+
+def ids_in(out: Path) -> list[str]:
+    return [json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+def gauntlet(games: int = 4, **kw) -> ArenaConfig:
+    return ArenaConfig("gauntlet", ("greedy", "random"), games, **kw)
+
+
+# ----- openings ---------------------------------------------------------------------------------
+def test_random_openings_are_distinct_seeded_and_unfinished():
+    openings = random_openings("Base", 20, 4, seed=3)
+    assert len(openings) == 20
+    games = [Game.from_string(o) for o in openings]
+    assert all(g.ply == 4 and not g.is_over for g in games)
+    assert len({g.hash for g in games}) == 20
+    assert random_openings("Base", 20, 4, seed=3) == openings
+    assert random_openings("Base", 30, 4, seed=3)[:20] == openings  # more from the same seed extends
+    assert random_openings("Base", 20, 4, seed=4) != openings
+    assert sorted(random_openings("Base", 10, 1)) == sorted(f"Base;InProgress;Black[1];w{b}1" for b in "SBGA")
+    assert random_openings("Base+MLP", 2, 0) == ["Base+MLP;NotStarted;White[1]"]
+    for bad in ({"n": 0, "plies": 2}, {"n": 2, "plies": -1}):
+        with pytest.raises(OpeningsError):
+            random_openings("Base", **bad)
+    with pytest.raises(OpeningsError, match="game type"):
+        random_openings("Chess", 2, 2)
+
+
+def test_load_openings_validates_each_line(tmp_path):
+    good = tmp_path / "book.txt"
+    good.write_text("# my book\n\nBase;InProgress;Black[1];wS1\n"
+                    "  Base;InProgress;White[2];wS1;bS1 wS1-  \nBase\n")
+    assert load_openings(good) == ["Base;InProgress;Black[1];wS1", "Base;InProgress;White[2];wS1;bS1 wS1-",
+                                   "Base;NotStarted;White[1]"]
+    over = Game.from_string(WIN_IN_ONE)
+    over.play("wA2 /bQ")
+    cases = {
+        "Base;InProgress;Black[1];wS1\n# c\nBase;InProgress;White[2];wS1;bQ wS1-\n":
+            "line 3: not a GameString",
+        f"Base;InProgress;Black[1];wS1\n{over.game_string()}\n": "line 2: the game is over",
+        "Base+M;InProgress;Black[1];wM\n": "line 1: game type Base\\+M, but the arena plays Base",
+        "# nothing\n\n": "has no openings",
+    }
+    for text, message in cases.items():
+        path = tmp_path / "bad.txt"
+        path.write_text(text)
+        with pytest.raises(OpeningsError, match=message):
+            load_openings(path, game_type="Base")
+    with pytest.raises(OpeningsError, match="cannot read"):
+        load_openings(tmp_path / "missing.txt")
+
+
+# ----- schedule and games -----------------------------------------------------------------------
+def test_schedule_pairs_colours_on_the_same_opening():
+    config = ArenaConfig("gauntlet", ("a", "b", "c"), 6, openings="random:2")
+    openings = resolve_openings(config)
+    assert len(openings) == 3  # one per round
+    tasks = schedule(config, openings)
+    assert len(tasks) == 2 * 6 and len({t.id for t in tasks}) == 12
+    assert len({t.seeds for t in tasks}) == 12
+    for t in tasks:
+        assert t.opening == openings[t.round]
+    by_id = {t.id: t for t in tasks}
+    for j in (1, 2):
+        for k in range(3):
+            a, b = by_id[f"0v{j}-r{k}-a"], by_id[f"0v{j}-r{k}-b"]
+            assert (a.white, a.black, b.white, b.black) == ("a", "bc"[j - 1], "bc"[j - 1], "a")
+            assert a.opening == b.opening and a.seeds != b.seeds
+    rr = schedule(ArenaConfig("roundrobin", ("a", "b", "c", "d"), 2), openings[:1])
+    assert sorted({t.id.split("-")[0] for t in rr}) == ["0v1", "0v2", "0v3", "1v2", "1v3", "2v3"]
+    cycled = schedule(ArenaConfig("gauntlet", ("a", "b"), 6), openings[:2])
+    assert [t.opening_index for t in cycled] == [0, 0, 1, 1, 0, 0]
+
+
+def test_play_game_record_replays():
+    config = gauntlet(2)
+    task = schedule(config, resolve_openings(config))[0]
+    record = play_game(task)
+    assert (record["white"], record["black"], record["id"]) == ("greedy", "random", task.id)
+    game = Game.from_string(record["game_string"])
+    assert game.ply == record["plies"] and game.state == record["termination"]
+    assert game.game_string().startswith(task.opening.split(";")[0])
+    assert game.move_strings[:4] == Game.from_string(task.opening).move_strings
+    assert record["white_score"] == {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}[game.state]
+    assert record["result"] == {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}[record["white_score"]]
+    timing = {k: record[k] for k in ("seconds", "white_seconds", "black_seconds")}
+    assert record == {**play_game(task), **timing}  # seeded: the same game again
+
+
+def test_ply_cap_is_a_draw_in_progress():
+    config = ArenaConfig("gauntlet", ("random", "random:"), 2, openings="random:0", ply_cap=12)
+    record = play_game(schedule(config, ["Base"])[0])
+    assert (record["termination"], record["result"], record["plies"]) == ("PlyCap", "1/2-1/2", 12)
+    assert Game.from_string(record["game_string"]).state == "InProgress"
+
+
+class _Passer:
+    name = "passer"
+
+    def choose(self, game, budget=None):
+        return PASS
+
+    def close(self):
+        pass
+
+
+def test_an_illegal_move_loses(monkeypatch):
+    # patched where the arena builds players: registering a kind would leak into other tests
+    real = arena.make_player
+    monkeypatch.setattr(arena, "make_player",
+                        lambda spec, seed=0: _Passer() if spec == "passer" else real(spec, seed))
+    config = ArenaConfig("gauntlet", ("random", "passer"), 2)
+    for task in schedule(config, resolve_openings(config)):
+        record = play_game(task)
+        assert record["termination"] == "IllegalMove" and "played" in record["detail"]
+        assert record["white_score"] == (1.0 if task.white == "random" else 0.0)
+
+
+# ----- arena runs ---------------------------------------------------------------------------------
+def test_gauntlet_end_to_end(tmp_path):
+    config = ArenaConfig("gauntlet", ("greedy", "random", "random:"), 4)
+    report = run_arena(config, tmp_path, progress=False)
+    assert report.complete and report.games_done == report.games_total == 8
+    assert sorted(ids_in(tmp_path)) == sorted(t.id for t in schedule(config, resolve_openings(config)))
+    with open(tmp_path / "pairings.csv") as f:
+        pairings = list(csv.DictReader(f))
+    assert [(p["player"], p["opponent"], p["games"]) for p in pairings] == [("greedy", "random", "4"),
+                                                                            ("greedy", "random:", "4")]
+    assert all(int(p["wins"]) + int(p["draws"]) + int(p["losses"]) == 4 for p in pairings)
+    with open(tmp_path / "ratings.csv") as f:
+        ratings = {r["player"]: r for r in csv.DictReader(f)}
+    assert ratings["random"]["elo"] == "0.00" and ratings["random"]["anchor"] == "True"
+    assert float(ratings["greedy"]["elo"]) > 0 and ratings["greedy"]["rank"] == "1"
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["complete"] and summary["anchor"] == "random" and summary["games_done"] == 8
+    assert json.loads((tmp_path / "config.json").read_text())["settings"]["players"] == list(config.players)
+    assert not list(tmp_path.glob("*.tmp"))
+    text = format_report(report)
+    assert "anchor random = 0" in text and "greedy" in text and "Pairings" in text
+
+
+def test_resume_after_interruption_plays_every_game_once(tmp_path):
+    config = gauntlet(6)
+    all_ids = sorted(t.id for t in schedule(config, resolve_openings(config)))
+    with pytest.raises(StopError):
+        run_arena(config, tmp_path, progress=False, on_record=stop_after(2))
+    first = (tmp_path / "games.jsonl").read_text().splitlines()
+    assert len(first) == 2
+    summary = json.loads((tmp_path / "summary.json").read_text())  # partial tables on interruption
+    assert not summary["complete"] and summary["games_done"] == 2
+    # a crash while appending leaves a partial last line: it is dropped and that game replayed
+    with open(tmp_path / "games.jsonl", "a") as f:
+        f.write('{"id": "0v1-r1-a", "white": "gre')
+    with pytest.raises(StopError):
+        run_arena(config, tmp_path, progress=False, on_record=stop_after(1))
+    assert len(ids_in(tmp_path)) == 3
+    # a whole record that lost its newline is kept
+    text = (tmp_path / "games.jsonl").read_text()
+    (tmp_path / "games.jsonl").write_text(text.rstrip("\n"))
+    resumed = []
+    report = run_arena(config, tmp_path, progress=False, on_record=lambda r: resumed.append(r["id"]))
+    assert report.complete and len(resumed) == 3
+    ids = ids_in(tmp_path)
+    assert sorted(ids) == all_ids  # every scheduled game exactly once
+    assert (tmp_path / "games.jsonl").read_text().splitlines()[:2] == first
+    again = []
+    run_arena(config, tmp_path, progress=False, on_record=again.append)
+    assert again == [] and ids_in(tmp_path) == ids
+
+
+def test_resume_refuses_other_settings_and_corrupt_records(tmp_path):
+    run_arena(gauntlet(2), tmp_path, progress=False)
+    with pytest.raises(ArenaError, match="games_per_pairing: 2 -> 4"):
+        run_arena(gauntlet(4), tmp_path, progress=False)
+    with pytest.raises(ArenaError, match="other settings"):
+        run_arena(gauntlet(2, seed=1), tmp_path, progress=False)
+    lines = (tmp_path / "games.jsonl").read_text().splitlines()
+    (tmp_path / "games.jsonl").write_text("\n".join(["garbage", *lines]) + "\n")
+    with pytest.raises(ArenaError, match="line 1: not a game record"):
+        run_arena(gauntlet(2), tmp_path, progress=False)
+    (tmp_path / "games.jsonl").write_text("\n".join([lines[0], *lines]) + "\n")
+    with pytest.raises(ArenaError, match="recorded twice"):
+        run_arena(gauntlet(2), tmp_path, progress=False)
+
+
+def test_parallel_workers_match_serial_and_resume(tmp_path):
+    config = gauntlet(6)
+    serial = run_arena(config, tmp_path / "serial", progress=False)
+    with pytest.raises(StopError):
+        run_arena(config, tmp_path / "parallel", workers=2, progress=False, on_record=stop_after(2))
+    assert 2 <= len(ids_in(tmp_path / "parallel")) < 6
+    report = run_arena(config, tmp_path / "parallel", workers=2, progress=False)
+    assert report.complete
+    assert sorted(ids_in(tmp_path / "parallel")) == sorted(r["id"] for r in serial.records)
+    games = {r["id"]: r["game_string"] for r in serial.records}
+    assert {r["id"]: r["game_string"] for r in report.records} == games  # seeds per game, not per worker
+
+
+def test_sprt_stops_at_a_bound_and_resumes_decided(tmp_path):
+    config = ArenaConfig("sprt", ("greedy", "random"), 60, elo0=0, elo1=100)
+    report = run_arena(config, tmp_path, progress=False)
+    assert report.decision == "H1" and report.complete
+    assert report.decided_after % 2 == 0 and report.games_done == report.decided_after < 60
+    assert report.llr >= config.sprt().upper
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["sprt"]["decision"] == "H1" and summary["anchor"] == "random"
+    assert "H1 accepted" in format_report(report)
+    more = []
+    again = run_arena(config, tmp_path, progress=False, on_record=more.append)
+    assert more == [] and again.decision == "H1"
+    config_b = ArenaConfig("sprt", ("random", "greedy"), 60, elo0=0, elo1=100)
+    assert run_arena(config_b, tmp_path / "b", progress=False).decision == "H0"
+
+
+def test_bad_settings_are_refused(tmp_path):
+    cases = [
+        (ArenaConfig("gauntlet", ("greedy",), 2), "at least two players"),
+        (ArenaConfig("gauntlet", ("greedy", "greedy"), 2), "named twice"),
+        (gauntlet(3), "even"),
+        (ArenaConfig("sprt", ("greedy", "random", "random:"), 2), "exactly two"),
+        (ArenaConfig("sprt", ("greedy", "random"), 2, elo0=5, elo1=0), "elo1 > elo0"),
+        (ArenaConfig("gauntlet", ("greedy", "nosuchkind"), 2), "unknown player kind"),
+        (ArenaConfig("gauntlet", ("greedy", "alphabeta:depth=0"), 2), "depth"),
+        (gauntlet(2, openings="random:x"), "random:PLIES"),
+        (gauntlet(2, openings=str(tmp_path / "none.txt")), "cannot read"),
+        (gauntlet(2, openings="random:6", ply_cap=6), "ply cap 6"),
+    ]
+    for config, message in cases:
+        with pytest.raises(ArenaError, match=message):
+            run_arena(config, tmp_path / "x", progress=False)
+    with pytest.raises(ArenaError, match="anchor"):
+        run_arena(gauntlet(2), tmp_path / "y", anchor="alphabeta", progress=False)
+
+
+# ----- command line and plot ----------------------------------------------------------------------
+def test_cli_runs_and_errors_in_one_line(tmp_path, capsys):
+    from scripts.arena import main
+
+    out = tmp_path / "rr"
+    args = ["roundrobin", "random", "greedy", "random:", "--games-per-pairing", "2", "--out", str(out),
+            "--no-progress"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "rank" in text and "anchor random = 0" in text and (out / "summary.json").exists()
+    book = tmp_path / "book.txt"
+    book.write_text("Base;InProgress;Black[1];wS1\nnonsense\n")
+    errors = [
+        ["gauntlet", "greedy", "random", "--games-per-pairing", "3"],
+        ["gauntlet", "greedy", "nosuch:x=1"],
+        ["gauntlet", "greedy", "random", "--openings", str(book)],
+        [*args[:-2], "--games-per-pairing", "4", "--no-progress"],  # resume with other settings
+        ["gauntlet", "greedy", "random", "--bogus-flag"],
+        ["sprt", "greedy"],
+        ["plot", str(tmp_path / "nowhere")],
+    ]
+    for argv in errors:
+        if "--out" not in argv and argv[0] != "plot":
+            argv = [*argv, "--out", str(tmp_path / "e")]
+        try:
+            code = main(argv)
+        except SystemExit as e:  # argparse's usage errors
+            code = e.code
+        err = capsys.readouterr().err
+        assert code == 2, argv
+        assert err.startswith("hive-arena: error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_usage_errors_exit_2_without_traceback():
+    proc = subprocess.run([sys.executable, "-m", "scripts.arena", "gauntlet", "greedy", "random",
+                           "--games-per-pairing", "3", "--bogus"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("hive-arena: error: ")
+    assert proc.stderr.count("\n") == 1
+    proc = subprocess.run([sys.executable, "-m", "scripts.arena", "gauntlet", "greedy", "random",
+                           "--games-per-pairing", "3"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr == ("hive-arena: error: games per pairing must be even and "
+                                                    ">= 2 (colours alternate in pairs), got 3\n")
+
+
+def test_checkpoint_steps():
+    assert checkpoint_step("alphazero:ckpt=runs/a/ckpt_00001200.pt,sims=64") == (
+        "alphazero:ckpt=runs/a/ckpt_*.pt,sims=64", 1200)
+    assert checkpoint_step("alphazero:sims=8,ckpt=run3/model-500") == (
+        "alphazero:sims=8,ckpt=run3/model-*", 500)
+    assert checkpoint_step("alphabeta:depth=2") is None
+    assert checkpoint_step("alphazero:ckpt=best.pt") is None
+
+
+def test_plot_writes_a_png(tmp_path):
+    def summary(folder: str, rows: list[tuple[str, float | None, float, float]]) -> Path:
+        path = tmp_path / folder
+        path.mkdir()
+        ratings = [{"player": p, "elo": e, "elo_lo": lo, "elo_hi": hi} for p, e, lo, hi in rows]
+        (path / "summary.json").write_text(json.dumps({"anchor": "random", "ratings": ratings}))
+        return path
+
+    first = summary("a", [("random", 0.0, 0.0, 0.0), ("greedy", 310.0, 250.0, 370.0),
+                          ("alphazero:ckpt=r/ckpt_00000100.pt,sims=32", 120.0, 60.0, 180.0),
+                          ("alphazero:ckpt=r/ckpt_00000200.pt,sims=32", 280.0, 220.0, 340.0)])
+    second = summary("b", [("random", 0.0, 0.0, 0.0), ("nobody", None, 0.0, 0.0),
+                           ("alphazero:ckpt=r/ckpt_00000300.pt,sims=32", 420.0, 330.0, 510.0),
+                           ("alphazero:ckpt=r/ckpt_00000300.pt,sims=64", 470.0, 380.0, 560.0)])
+    out = plot_ratings([first, second], tmp_path / "plots" / "ratings.png")
+    data = out.read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 5000
+    from scripts.arena import main
+
+    assert main(["plot", str(first), "--out", str(tmp_path / "cli.png")]) == 0
+    assert (tmp_path / "cli.png").read_bytes().startswith(PNG_MAGIC)
