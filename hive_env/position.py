@@ -51,3 +51,27 @@ def board_from_tiles(
     hist[ply % HIST] = full_hash(board)
     board[STATUS] = compute_status(board, hist)
     return board, hist
+
+
+def random_positions(n: int, game_type: str, seed: int, min_plies: int = 0, max_plies: int = 40) -> list:
+    """``n`` positions still in progress, each after a random number of uniformly random plies
+    in ``[min_plies, max_plies)`` (fewer when the next ply would end the game); seeded.
+
+    Returns:
+        list of :class:`hive_env.game.Game` (tests, benchmarks).
+    """
+    from .game import Game
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        game = Game(game_type)
+        for _ in range(int(rng.integers(min_plies, max_plies))):
+            moves = game.legal_moves()
+            child = game.copy()
+            child.play(int(moves[rng.integers(len(moves))]))
+            if child.is_over:
+                break
+            game = child
+        out.append(game)
+    return out

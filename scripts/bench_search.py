@@ -16,26 +16,15 @@ import numpy as np
 import torch
 
 from hive_env import Game
+from hive_env.position import random_positions
 from models.gnn import build_model
 from training.evaluator import make_evaluator, pick_device
 from training.mcts import BatchedMCTS, SearchConfig
 
 
 def positions(n: int, game_type: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    boards, hists = [], []
-    while len(boards) < n:
-        g = Game(game_type)
-        for _ in range(int(rng.integers(10, 40))):
-            moves = g.legal_moves()
-            child = g.copy()
-            child.play(int(moves[rng.integers(len(moves))]))
-            if child.is_over:
-                break
-            g = child
-        boards.append(g.board)
-        hists.append(g.hist)
-    return np.stack(boards), np.stack(hists)
+    games = random_positions(n, game_type, seed, min_plies=10, max_plies=40)
+    return np.stack([g.board for g in games]), np.stack([g.hist for g in games])
 
 
 def bench(size: str, batch: int, sims: int, device: torch.device, game_type: str) -> dict:
@@ -63,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sims", type=int, default=32, help="simulations per game per search")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
     parser.add_argument("--game-type", default="Base+MLP")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (0 = torch default)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)

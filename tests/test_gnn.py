@@ -8,6 +8,7 @@ import torch
 
 from hive_env import Game
 from hive_env.encode import observe_batch, transform_observation
+from hive_env.position import random_positions
 from hive_env.symmetry import N_SYMMETRIES, transform_board
 from models.gnn import NEG_INF, build_model, expected_value
 from training.checkpoint import CheckpointError, CheckpointStore, load_model, save_checkpoint
@@ -16,19 +17,7 @@ from training.mcts import BatchedMCTS, SearchConfig
 
 
 def positions(n: int, game_type: str = "Base+MLP", seed: int = 0) -> list[Game]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        g = Game(game_type)
-        for _ in range(int(rng.integers(0, 40))):
-            moves = g.legal_moves()
-            child = g.copy()
-            child.play(int(moves[rng.integers(len(moves))]))
-            if child.is_over:
-                break
-            g = child
-        out.append(g)
-    return out
+    return random_positions(n, game_type, seed)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hive_env import BLACK_WINS, DRAW, WHITE_WINS, Game
-from hive_env.position import board_from_tiles
+from hive_env.position import board_from_tiles, random_positions
 from training.evaluator import uniform_evaluate
 from training.mcts import BatchedMCTS, SearchConfig
 
@@ -77,27 +77,10 @@ def hashed_evaluate(obs):
     return logits, np.tanh(np.sin(feat * 0.1)).astype(np.float32)
 
 
-def random_positions(n: int, game_type: str, seed: int) -> list[Game]:
-    rng = np.random.default_rng(seed)
-    games = []
-    for _ in range(n):
-        g = Game(game_type)
-        for _ in range(int(rng.integers(4, 30))):
-            moves = g.legal_moves()
-            if len(moves) == 0:
-                break
-            child = g.copy()
-            child.play(int(moves[rng.integers(len(moves))]))
-            if child.is_over:
-                break
-            g = child
-        games.append(g)
-    return games
-
-
 @pytest.mark.parametrize("gumbel", [False, True])
 def test_batched_search_equals_separate_searches(gumbel):
-    games = random_positions(9, "Base+MLP", seed=3)  # 9 >= the parallel-kernel threshold
+    # 9 games: at least the parallel-kernel threshold, so both kernel versions are compared.
+    games = random_positions(9, "Base+MLP", seed=3, min_plies=4, max_plies=30)
     cfg = SearchConfig(sims=40, gumbel=gumbel, gumbel_m=8, leaves_per_tree=2)
     seeds = np.arange(100, 109)
     boards = np.stack([g.board for g in games])

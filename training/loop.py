@@ -181,6 +181,8 @@ class Run:
         self.trainer = Trainer(self.model, cfg.train, self.device, self.expansions, cfg.max_legal)
         self.seen_shards: set[str] = set()
         self.started = time.time()
+        self.games_total = 0  # self-play games and positions logged by this process
+        self.positions_total = 0
         self.resumed_from = self._resume()
 
     # ----- checkpoints ------------------------------------------------------------------------
@@ -213,8 +215,6 @@ class Run:
 
     # ----- logging of self-play --------------------------------------------------------------
     def _log_selfplay(self) -> None:
-        import numpy as np
-
         new = [p for p in self.replay.shard_paths() if p.name not in self.seen_shards]
         if not new:
             return
@@ -231,8 +231,8 @@ class Run:
         plies_a, status_a, trunc_a = np.concatenate(plies), np.concatenate(status), np.concatenate(trunc)
         step = self.trainer.step
         elapsed = max(1e-6, time.time() - self.started)
-        self.games_total = getattr(self, "games_total", 0) + len(plies_a)
-        self.positions_total = getattr(self, "positions_total", 0) + int(plies_a.sum())
+        self.games_total += len(plies_a)
+        self.positions_total += int(plies_a.sum())
         self.writer.add_scalar("selfplay/games_per_s", self.games_total / elapsed, step)
         self.writer.add_scalar("selfplay/positions_per_s", self.positions_total / elapsed, step)
         self.writer.add_scalar("selfplay/game_length_mean", float(plies_a.mean()), step)

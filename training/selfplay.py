@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hive_env import Game
-from hive_env.board import BLACK_WINS, DRAW, PLY, POS, TOP, WHITE_WINS
+from hive_env.board import BLACK_WINS, DRAW, HIST, PLY, POS, TOP, WHITE_WINS, play
 from hive_env.grid import NEIGH
 from hive_env.pieces import PIECES_PER_COLOUR
 from hive_env.vec_env import HiveVecEnv
@@ -140,10 +140,8 @@ class SelfPlay:
         return finished
 
     def _capped_result(self, board_before: np.ndarray, move: int) -> int:
-        from hive_env.board import play  # the position after the capping move
-
-        hist = np.zeros(64, np.uint64)
-        play(board_before, hist, move)
+        """Adjudicated result of a capped game from the position after its last move."""
+        play(board_before, np.zeros(HIST, np.uint64), move)
         return adjudicate(board_before, self.config.adjudicate_margin)
 
     def _finish(self, b: int, status: int, truncated: bool) -> FinishedGame:
