@@ -1,11 +1,12 @@
 """Evaluation during and after training: arena matches of checkpoints, logged and gated.
 
-Each evaluated checkpoint plays a gauntlet against fixed baselines (``eval.opponents``);
-scores and the checkpoint's Elo (anchored on ``random`` when it plays) go to TensorBoard
-under ``eval/``. ``checkpoints/best.pt`` is chosen by the arena: with ``gating: none`` it
-follows the newest evaluated checkpoint; with ``score`` a checkpoint replaces it after
-scoring at least ``gate_score`` against it; with ``sprt`` after an SPRT (``elo0=0``,
-``elo1=20``) accepts it as stronger. Results live in ``run_dir/eval/step_<step>/``.
+Each evaluated checkpoint plays a gauntlet against fixed baselines (``eval.opponents``) and
+the previous best; scores (``eval/score_vs_<opponent>``, ``eval/score_vs_best``) and the
+checkpoint's Elo (anchored on ``random`` when it plays) go to TensorBoard. ``best.pt`` is
+chosen by the arena: with ``gating: none`` it follows the newest evaluated checkpoint; with
+``score`` a checkpoint replaces it after scoring at least ``gate_score`` against it in that
+gauntlet; with ``sprt`` after an SPRT (``elo0=0``, ``elo1=20``, at most ``sprt_max_games``)
+accepts it as stronger. Results live in ``run_dir/eval/step_<step>/``.
 """
 
 from __future__ import annotations
@@ -45,51 +46,52 @@ class Evaluation:
         return run_arena(config, out, workers=int(self.ev.get("workers", 1)), anchor=anchor, progress=False)
 
     def on_checkpoint(self, run: Run, step: int) -> None:
-        """Evaluate the checkpoint just published (every ``eval.every``-th one)."""
+        """Evaluate the checkpoint just published (every ``eval.every``-th one): a gauntlet
+        against the baselines and the previous best, then the gating decision."""
         every = int(self.ev.get("every", 1))
         self.count += 1
         if every <= 0 or self.count % every:
             self.ckpts.prune(self.keep)
             return
+        sims = int(self.ev.get("sims", 32))
         path = self.ckpts.path(step)
-        me = az_spec(path, int(self.ev.get("sims", 32)), self.cfg.device)
+        me = az_spec(path, sims, self.cfg.device)
         opponents = tuple(self.ev.get("opponents", ["random"]))
-        games = int(self.ev.get("games", 10))
+        rival = None
+        if self.best.exists():  # a frozen copy: best.pt may change while the arena reads it
+            best_copy = self.cfg.run_dir / "eval" / f"best_before_{step:08d}.pt"
+            best_copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.best, best_copy)
+            rival = az_spec(best_copy, sims, self.cfg.device)
+            opponents = (*opponents, rival)
         out = self.cfg.run_dir / "eval" / f"step_{step:08d}"
-        report = self._arena("gauntlet", (me, *opponents), games, out)
+        report = self._arena("gauntlet", (me, *opponents), int(self.ev.get("games", 10)), out)
+        scores = {}
         for _, j, stats in report.pairings:
-            name = report.config.players[j].split(":")[0]
+            spec = report.config.players[j]
+            name = "best" if spec == rival else spec.split(":")[0]
+            scores[name] = stats.score
             run.writer.add_scalar(f"eval/score_vs_{name}", stats.score, step)
         if report.fit is not None and "random" in opponents:
             run.writer.add_scalar("eval/elo_vs_random", float(report.fit.elo[0]), step)
-        self.log(f"step {step}: " + ", ".join(
-            f"{report.config.players[j].split(':')[0]} {stats.score:.2f}" for _, j, stats in report.pairings))
-        self._gate(run, step, path)
-        self.ckpts.prune(self.keep)
-
-    def _gate(self, run: Run, step: int, path: Path) -> None:
-        gating = self.ev.get("gating", "none")
-        if gating == "none" or not self.best.exists():
-            shutil.copyfile(path, self.best)
-            return
-        me = az_spec(path, int(self.ev.get("sims", 32)), self.cfg.device)
-        best_copy = self.cfg.run_dir / "eval" / f"best_before_{step:08d}.pt"
-        shutil.copyfile(self.best, best_copy)
-        rival = az_spec(best_copy, int(self.ev.get("sims", 32)), self.cfg.device)
-        out = self.cfg.run_dir / "eval" / f"gate_{step:08d}"
-        if gating == "score":
-            report = self._arena("gauntlet", (me, rival), int(self.ev.get("games", 10)), out)
-            score = report.pairings[0][2].score
-            promoted = score >= float(self.ev.get("gate_score", 0.55))
-            run.writer.add_scalar("eval/score_vs_best", score, step)
-        else:
-            report = self._arena("sprt", (me, rival), int(self.ev.get("sprt_max_games", 200)), out,
-                                 elo0=0.0, elo1=20.0)
-            promoted = report.decision == "H1"
+        self.log(f"step {step}: " + ", ".join(f"{k} {v:.2f}" for k, v in scores.items()))
+        promoted = self._promote(step, me, rival, scores.get("best"))
         run.writer.add_scalar("eval/promoted", float(promoted), step)
         if promoted:
             shutil.copyfile(path, self.best)
-            self.log(f"step {step}: promoted to best")
+            self.log(f"step {step}: best.pt is now this checkpoint")
+        self.ckpts.prune(self.keep)
+
+    def _promote(self, step: int, me: str, rival: str | None, score_vs_best: float | None) -> bool:
+        """The gating decision (see the module docstring)."""
+        gating = self.ev.get("gating", "none")
+        if gating == "none" or rival is None:
+            return True
+        if gating == "score":
+            return score_vs_best is not None and score_vs_best >= float(self.ev.get("gate_score", 0.55))
+        report = self._arena("sprt", (me, rival), int(self.ev.get("sprt_max_games", 200)),
+                             self.cfg.run_dir / "eval" / f"gate_{step:08d}", elo0=0.0, elo1=20.0)
+        return report.decision == "H1"
 
     def final_match(self, path: Path, run: Run) -> Any:
         """The final network against ``eval.final_opponents``; prints and returns the report."""
