@@ -21,9 +21,8 @@ CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 
 @hydra.main(config_path=CONFIGS, config_name="train", version_base=None)
 def main(cfg: DictConfig) -> None:
-    from training.evaluation import Evaluation
-
     from training.config import ConfigError, run_config
+    from training.evaluation import Evaluation
     from training.loop import Run, git_commit, save_final
 
     try:
