@@ -100,3 +100,18 @@ def test_corrupt_checkpoints_are_detected_and_skipped(tmp_path, model):
     assert step == 2 and store.steps() == [1, 2, 3]
     store.prune(keep=1)
     assert store.steps() == [3]
+
+
+@pytest.mark.slow
+def test_torch_compile_gives_the_same_scores(model):
+    games = positions(6, seed=8)
+    obs = observe_batch(np.stack([g.board for g in games]))
+    eager = make_evaluator(model)(obs)
+    compiled = make_evaluator(model, compile=True)
+    for batch in (obs, observe_batch(np.stack([g.board for g in positions(3, seed=9)]))):
+        want, got = make_evaluator(model)(batch), compiled(batch)
+        np.testing.assert_allclose(got[1], want[1], atol=1e-5)
+        n = batch["n_legal"]
+        for i in range(len(n)):
+            np.testing.assert_allclose(got[0][i, :n[i]], want[0][i, :n[i]], atol=1e-4)
+    assert eager[0].shape == obs["legal_src"].shape

@@ -60,6 +60,9 @@ def run_config(cfg: DictConfig) -> RunConfig:
         raise ConfigError("eval.games and eval.final_games must be even (colours alternate in pairs)")
     if ev.get("gating", "none") not in ("none", "score", "sprt"):
         raise ConfigError(f"eval.gating must be none, score or sprt, got {ev.get('gating')!r}")
+    compile_ = c.get("compile", False)
+    if not isinstance(compile_, bool):
+        raise ConfigError(f"compile must be true or false, got {compile_!r}")
     device = str(c.get("device", "auto"))
     if device not in ("auto", "cpu") and not device.startswith("cuda"):
         raise ConfigError(f"device must be auto, cpu or cuda[:N], got {device!r}")
@@ -72,5 +75,5 @@ def run_config(cfg: DictConfig) -> RunConfig:
         run_dir=Path(c["run_dir"]), game_type=str(c["env"]["game_type"]), ply_cap=ply_cap,
         model={"width": model["width"], "layers": model["layers"]}, search=search, selfplay=selfplay,
         workers=workers, shard_games=shard_games, train=train, eval=ev, seed=int(c.get("seed", 0)),
-        device=device,
+        device=device, compile=compile_,
     )

@@ -48,17 +48,25 @@ def trim(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: bool = False):
+def maybe_compile(model: HiveGNN, compile: bool) -> torch.nn.Module:
+    """``torch.compile`` of the model (dynamic shapes: batch, node and move counts vary) when
+    asked; it pays off on GPUs, where the many small kernels of a GNN layer fuse."""
+    return torch.compile(model, dynamic=True) if compile else model
+
+
+def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: bool = False,
+                   compile: bool = False):
     """An ``evaluate`` callable for search over ``model`` (put in eval mode)."""
     device = torch.device(device) if isinstance(device, str) else device
     model.eval()
+    net = maybe_compile(model, compile)
 
     @torch.no_grad()
     def evaluate(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         batch, slots = obs["legal_src"].shape
         inputs = to_tensors(trim(obs), device)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits, wdl = model(inputs)
+            logits, wdl = net(inputs)
         out = np.full((batch, slots), NEG_INF, np.float32)
         out[:, : logits.shape[1]] = logits.float().cpu().numpy()
         return out, expected_value(wdl.float()).cpu().numpy()

@@ -58,6 +58,7 @@ class RunConfig:
     eval: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     device: str = "auto"
+    compile: bool = False
     max_legal: int = 512
 
 
@@ -95,7 +96,8 @@ class WorkerLoop:
             return False
         step, _ = latest
         model, _ = load_model(self.ckpts.path(step), self.device)
-        evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda")
+        evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
+                                  compile=self.cfg.compile)
         if self.selfplay is None:
             self.selfplay = SelfPlay(self.cfg.selfplay, self.cfg.search, self.cfg.game_type, self.cfg.ply_cap,
                                      evaluate, seed=self.seed)
@@ -178,7 +180,8 @@ class Run:
         from models.gnn import HiveGNN, ModelConfig
 
         self.model = HiveGNN(ModelConfig(**cfg.model))
-        self.trainer = Trainer(self.model, cfg.train, self.device, self.expansions, cfg.max_legal)
+        self.trainer = Trainer(self.model, cfg.train, self.device, self.expansions, cfg.max_legal,
+                               compile=cfg.compile)
         self.seen_shards: set[str] = set()
         self.started = time.time()
         self.games_total = 0  # self-play games and positions logged by this process

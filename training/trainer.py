@@ -18,7 +18,7 @@ from torch.nn import functional
 from hive_env.encode import allocate_moves, allocate_observation, encode_batch_kernel, obs_tuple
 from models.gnn import HiveGNN
 
-from .evaluator import to_tensors, trim
+from .evaluator import maybe_compile, to_tensors, trim
 from .replay import Samples
 
 
@@ -89,8 +89,9 @@ class Trainer:
     """Owns the model's optimiser and schedule; one :meth:`train_step` per batch."""
 
     def __init__(self, model: HiveGNN, config: TrainConfig, device: torch.device, expansions: int,
-                 max_legal: int):
+                 max_legal: int, compile: bool = False):
         self.model = model.to(device)
+        self.net = maybe_compile(self.model, compile)
         self.config = config
         self.device = device
         self.expansions = expansions
@@ -108,7 +109,7 @@ class Trainer:
         z = torch.from_numpy(samples.z.astype(np.int64)).to(self.device)
         wdl_target = 1 - z  # +1 -> 0 (win), 0 -> 1 (draw), -1 -> 2 (loss)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.amp):
-            logits, wdl = self.model(inputs)
+            logits, wdl = self.net(inputs)
         logits, wdl = logits.float(), wdl.float()
         logp = torch.log_softmax(logits, dim=-1)
         legal = target.new_zeros(target.shape, dtype=torch.bool)
