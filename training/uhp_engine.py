@@ -1,0 +1,232 @@
+"""The UHP engine behind ``hive-uhp``: one line of the Universal Hive Protocol in, reply lines out.
+
+``UhpEngine.handle(line)`` never raises for anything a user can type; the stdin/stdout loop
+is ``scripts/uhp_engine.py``.
+
+Commands (RULES.md): ``info``, ``newgame [GameType|GameString]``, ``play MoveString``,
+``pass``, ``validmoves``, ``bestmove [time hh:mm:ss | depth N]``, ``undo [N]``,
+``options [get Name | set Name Value]``, ``exit``. Every reply ends with ``ok``; a refused
+move is ``invalidmove <reason>``, any other failure ``err <message>``. Empty lines are
+ignored (no reply, as Mzinga does). End of input or ``exit`` ends with status 0.
+
+Options (``Name;Type;Value;Default;Min;Max`` for numbers, ``Name;enum;Value;Default;Choice...``
+for enums, Mzinga's format)::
+
+    Player    enum    which player answers bestmove (default: the strongest, alphabeta)
+    MaxDepth  int     depth of a bare ``bestmove`` (0 = the player's default budget)
+    MaxTime   double  seconds any search without a time limit may take at most (a bare
+                      ``bestmove``, ``bestmove depth N``), so no command thinks forever;
+                      0 = no cap. Default 60.
+    Seed      int     seeds the player's random choices
+
+``--player SPEC`` on the command line sets any player spec (``alphabeta:time=2``, ``uhp:...``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from hive_env import Game, HiveError
+from training.players import Budget, Player, PlayerSpecError, kinds_without_required_params, make_player
+
+ENGINE_ID = "id hive-zero v0.1.0"
+CAPABILITIES = "Mosquito;Ladybug;Pillbug"
+DEFAULT_PLAYER = "alphabeta"
+DEFAULT_MAX_TIME = 60.0
+_TIME_RE = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out: answered ``err <message>``."""
+
+
+@dataclass
+class Option:
+    name: str
+    kind: str  # "enum", "int" or "double"
+    value: object
+    default: object
+    low: float = 0
+    high: float = 0
+    choices: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        if self.kind == "enum":
+            return ";".join([self.name, "enum", str(self.value), str(self.default), *self.choices])
+        return f"{self.name};{self.kind};{self.value};{self.default};{self.low};{self.high}"
+
+    def parse(self, text: str) -> object:
+        if self.kind == "enum":
+            for c in self.choices:
+                if c.lower() == text.lower():
+                    return c
+            raise CommandError(f"{self.name} must be one of {', '.join(self.choices)}, not {text!r}")
+        try:
+            value = int(text) if self.kind == "int" else float(text)
+        except ValueError:
+            what = "a whole number" if self.kind == "int" else "a number"
+            raise CommandError(f"{self.name} must be {what}, not {text!r}") from None
+        if not self.low <= value <= self.high:
+            raise CommandError(f"{self.name} must be between {self.low} and {self.high}, not {text}")
+        return value
+
+
+class UhpEngine:
+    """The protocol state machine: one game, the options, and the player they choose.
+
+    Args:
+        player_spec: spec of the player answering ``bestmove`` (its kind becomes the Player option).
+    """
+
+    def __init__(self, player_spec: str = DEFAULT_PLAYER):
+        kind = player_spec.partition(":")[0].strip()
+        choices = tuple(sorted(set(kinds_without_required_params()) | {kind}))
+        self.options = {o.name: o for o in (
+            Option("Player", "enum", kind, DEFAULT_PLAYER, choices=choices),
+            Option("MaxDepth", "int", 0, 0, 0, 60),
+            Option("MaxTime", "double", DEFAULT_MAX_TIME, DEFAULT_MAX_TIME, 0.0, 86400.0),
+            Option("Seed", "int", 0, 0, 0, 2**31 - 1),
+        )}
+        self.game: Game | None = None
+        self._initial_spec = player_spec
+        self._spec = player_spec
+        self._player: Player | None = make_player(player_spec, 0)
+        self._commands = {"info": self.info, "newgame": self.newgame, "play": self.play, "pass": self.pass_,
+                          "validmoves": self.validmoves, "bestmove": self.bestmove, "undo": self.undo,
+                          "options": self.options_}
+
+    def warm_up(self) -> None:
+        """Load the player's compiled kernels now, so the first timed ``bestmove`` is not late."""
+        assert self._player is not None
+        self._player.choose(Game(), Budget(depth=1))
+
+    def close(self) -> None:
+        if self._player is not None:
+            self._player.close()
+            self._player = None
+
+    # ----- dispatch ----------------------------------------------------------------------------
+    def handle(self, line: str) -> list[str]:
+        """Reply lines (ending with ``ok``) to one input line; [] for an empty line."""
+        words = line.split()
+        if not words:
+            return []
+        command = self._commands.get(words[0].lower())
+        try:
+            if command is None:
+                raise CommandError(f"unknown command {words[0]!r} (try info, newgame, play, pass, validmoves,"
+                                   " bestmove, undo, options)")
+            reply = command(line.strip()[len(words[0]):].strip())
+        except CommandError as e:
+            reply = [f"err {e}"]
+        except HiveError as e:
+            reply = [f"err {e}"]
+        except Exception as e:  # noqa: BLE001 - nothing a user types may crash the engine
+            reply = [f"err internal error: {type(e).__name__}: {e}"]
+        return [*(" ".join(r.splitlines()) for r in reply), "ok"]  # one line each, whatever a message holds
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise CommandError("no game in progress (send newgame first)")
+        return self.game
+
+    # ----- commands ----------------------------------------------------------------------------
+    def info(self, args: str) -> list[str]:
+        return [ENGINE_ID, CAPABILITIES]
+
+    def newgame(self, args: str) -> list[str]:
+        self.game = Game.from_string(args or "Base")
+        return [self.game.game_string()]
+
+    def play(self, args: str) -> list[str]:
+        game = self._game()
+        if not args:
+            raise CommandError("play needs a MoveString, e.g. play wS1")
+        try:
+            game.play(args)
+        except HiveError as e:
+            return [f"invalidmove {e}"]
+        return [game.game_string()]
+
+    def pass_(self, args: str) -> list[str]:
+        if args:
+            raise CommandError(f"pass takes no argument, not {args!r}")
+        return self.play("pass")
+
+    def validmoves(self, args: str) -> list[str]:
+        game = self._game()
+        if game.is_over:
+            raise CommandError(f"the game is over ({game.state})")
+        return [";".join(game.legal_move_strings())]
+
+    def bestmove(self, args: str) -> list[str]:
+        budget = self._parse_budget(args)
+        game = self._game()
+        if game.is_over:
+            raise CommandError(f"the game is over ({game.state})")
+        player = self._current_player()
+        cap = float(self.options["MaxTime"].value)  # type: ignore[arg-type]
+        if budget is None:
+            budget = getattr(player, "default_budget", None) or Budget()
+        if cap > 0 and budget.time_s is None:
+            budget = replace(budget, time_s=cap)
+        return [game.move_string(player.choose(game, budget))]
+
+    def _parse_budget(self, args: str) -> Budget | None:
+        """The budget a bestmove asks for; None = the player's default."""
+        words = args.split()
+        if not words:
+            depth = int(self.options["MaxDepth"].value)  # type: ignore[call-overload]
+            return Budget(depth=depth) if depth else None
+        if len(words) == 2 and words[0].lower() == "time":
+            m = _TIME_RE.match(words[1])
+            if m and int(m.group(2)) < 60 and float(m.group(3)) < 60:
+                return Budget(time_s=int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
+            raise CommandError(f"bestmove time needs hh:mm:ss, not {words[1]!r}")
+        if len(words) == 2 and words[0].lower() == "depth":
+            if words[1].isdigit() and 1 <= int(words[1]) <= 60:
+                return Budget(depth=int(words[1]))
+            raise CommandError(f"bestmove depth needs a whole number 1..60, not {words[1]!r}")
+        raise CommandError(f"expected bestmove, bestmove time hh:mm:ss or bestmove depth N, not {args!r}")
+
+    def _current_player(self) -> Player:
+        if self._player is None:
+            try:
+                self._player = make_player(self._spec, int(self.options["Seed"].value))  # type: ignore[arg-type]
+            except PlayerSpecError as e:
+                raise CommandError(str(e)) from None
+        return self._player
+
+    def undo(self, args: str) -> list[str]:
+        game = self._game()
+        if args and not args.isdigit():
+            raise CommandError(f"undo needs a whole number of moves, not {args!r}")
+        n = int(args) if args else 1
+        if n < 1:
+            raise CommandError("undo needs at least 1 move")
+        game.undo(n)
+        return [game.game_string()]
+
+    def options_(self, args: str) -> list[str]:
+        words = args.split()
+        if not words:
+            return [o.line() for o in self.options.values()]
+        verb = words[0].lower()
+        if verb in ("get", "set") and len(words) >= 2:
+            option = next((o for o in self.options.values() if o.name.lower() == words[1].lower()), None)
+            if option is None:
+                raise CommandError(f"unknown option {words[1]!r} (options: {', '.join(self.options)})")
+            if verb == "get" and len(words) == 2:
+                return [option.line()]
+            if verb == "set" and len(words) == 3:
+                value = option.parse(words[2])
+                if value != option.value:
+                    option.value = value
+                    if option.name == "Player":
+                        same = value == self._initial_spec.partition(":")[0].strip()
+                        self._spec = self._initial_spec if same else str(value)
+                    if option.name in ("Player", "Seed"):
+                        self.close()  # rebuilt on the next bestmove
+                return [option.line()]
+        raise CommandError(f"expected options, options get Name or options set Name Value, not {args!r}")
