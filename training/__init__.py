@@ -1,6 +1,6 @@
 """Players, search, self-play, replay, trainer, checkpoints and arena.
 
-Modules, in the direction data flows (none imports from a later stage):
+Modules, in the direction data flows (``players`` builds ``alphazero`` players lazily):
 
 - ``heuristic``, ``alphabeta``: a compiled Hive evaluation and alpha-beta search
 - ``players``: the player interface, spec strings and the registry (random, greedy,
