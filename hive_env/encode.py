@@ -490,6 +490,23 @@ def _as_boards(boards: np.ndarray) -> np.ndarray:
     return boards
 
 
+def observe_batch_with_moves(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> tuple[dict[str, np.ndarray],
+                                                                                     np.ndarray]:
+    """:func:`observe_batch` plus the engine moves of the legal slots: ``[B, MAX_MOVES] int32``,
+    slot m of game b holding the move of ``legal_actions[b, m]`` (search expands with them)."""
+    boards = _as_boards(boards).copy()
+    B = boards.shape[0]
+    obs = allocate_observation(B, int(boards[0, EXPANSIONS]), max_legal)
+    moves = allocate_moves(B)
+    errors = np.zeros(B, dtype=np.int8)
+    if B <= CHUNK:
+        encode_games(boards, obs_tuple(obs), moves, errors, 0, B)
+    else:
+        encode_batch_kernel(boards, obs_tuple(obs), moves, errors)
+    raise_encoding_errors(errors, max_legal)
+    return obs, moves
+
+
 def observe_batch(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> dict[str, np.ndarray]:
     """Observations of a batch of boards of one game type (fresh arrays, compiled, parallel).
 
@@ -502,16 +519,7 @@ def observe_batch(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> dict[str, n
     Raises:
         EncodingError: a position does not fit the padding.
     """
-    boards = _as_boards(boards).copy()
-    B = boards.shape[0]
-    obs = allocate_observation(B, int(boards[0, EXPANSIONS]), max_legal)
-    errors = np.zeros(B, dtype=np.int8)
-    if B <= CHUNK:
-        encode_games(boards, obs_tuple(obs), allocate_moves(B), errors, 0, B)
-    else:
-        encode_batch_kernel(boards, obs_tuple(obs), allocate_moves(B), errors)
-    raise_encoding_errors(errors, max_legal)
-    return obs
+    return observe_batch_with_moves(boards, max_legal)[0]
 
 
 def observe(board: np.ndarray, max_legal: int = MAX_LEGAL) -> dict[str, np.ndarray]:

@@ -15,7 +15,6 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from hive_env import PASS, Game
-from hive_env.pieces import parse_game_type
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import transform_move
 from models.gnn import build_model
@@ -111,7 +110,7 @@ def test_training_steps_on_a_fixed_batch_lower_the_loss():
     batch.policy[:] = 0  # one-hot targets: the loss can go towards 0 when the batch is learned
     batch.policy[np.arange(32), np.arange(32) % batch.n_legal] = 1
     cfg = TrainConfig(batch_size=32, lr=3e-3, warmup_steps=1, steps=100, augment=False)
-    trainer = Trainer(build_model("tiny"), cfg, torch.device("cpu"), parse_game_type("Base+MLP"), 512)
+    trainer = Trainer(build_model("tiny"), cfg, torch.device("cpu"), 512)
     first = trainer.train_step(batch)
     for _ in range(60):
         last = trainer.train_step(batch)

@@ -32,8 +32,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from hive_env.pieces import parse_game_type
-
 from .checkpoint import CheckpointStore, load_model, save_checkpoint
 from .evaluator import make_evaluator, pick_device
 from .mcts import SearchConfig
@@ -172,7 +170,6 @@ class Run:
         self.device = pick_device(cfg.device)
         if self.device.type == "cpu" and cfg.workers > 0:
             torch.set_num_threads(1)  # the cores belong to the workers: spinning threads stall all
-        self.expansions = parse_game_type(cfg.game_type)
         self.resolved_config = resolved_config
         self.writer = SummaryWriter(str(cfg.run_dir / "tb"))
         self.rng = np.random.default_rng(cfg.seed)
@@ -180,7 +177,7 @@ class Run:
         from models.gnn import HiveGNN, ModelConfig
 
         self.model = HiveGNN(ModelConfig(**cfg.model))
-        self.trainer = Trainer(self.model, cfg.train, self.device, self.expansions, cfg.max_legal,
+        self.trainer = Trainer(self.model, cfg.train, self.device, cfg.max_legal,
                                compile=cfg.compile)
         self.seen_shards: set[str] = set()
         self.started = time.time()

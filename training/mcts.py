@@ -46,6 +46,7 @@ from hive_env.encode import (
     encode_batch_kernel,
     encode_games,
     obs_tuple,
+    observe_batch_with_moves,
     raise_encoding_errors,
 )
 
@@ -435,7 +436,7 @@ class BatchedMCTS:
             self.reset(stale)
             self.root_key[stale] = keys[stale]
         # Root: evaluate (for priors and Gumbel logits) and expand where needed.
-        root_obs, root_moves = self._encode(boards)
+        root_obs, root_moves = observe_batch_with_moves(boards, self.max_legal)
         logits, values = self.evaluate(root_obs)
         logits = self._last_logits = np.asarray(logits, np.float32)
         values = np.asarray(values, np.float32)
@@ -479,14 +480,6 @@ class BatchedMCTS:
             if cfg.gumbel and step + 1 in phase_ends:
                 self._gumbel_prune(gumbel_state, n_legal)
         return self._result(n_legal, values, rngs, temperature, gumbel_state, logits)
-
-    def _encode(self, boards: np.ndarray) -> tuple[dict, np.ndarray]:
-        obs = allocate_observation(len(boards), self.expansions, self.max_legal)
-        moves = allocate_moves(len(boards))
-        errors = np.zeros(len(boards), np.int8)
-        encode_batch_kernel(boards.copy(), obs_tuple(obs), moves, errors)
-        raise_encoding_errors(errors, self.max_legal)
-        return obs, moves
 
     def _step(self) -> None:
         """One batched simulation: select (compiled), encode + evaluate the leaves, back up."""

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from hive_env.encode import allocate_moves, allocate_observation, encode_batch_kernel, obs_tuple
+from hive_env.encode import observe_batch
 from models.gnn import HiveGNN
 
 from .evaluator import maybe_compile, to_tensors, trim
@@ -74,27 +74,15 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
     return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * t)))
 
 
-def encode_samples(samples: Samples, expansions: int, max_legal: int) -> dict[str, np.ndarray]:
-    """Observations of the samples' boards (compiled, parallel)."""
-    n = len(samples)
-    obs = allocate_observation(n, expansions, max_legal)
-    errors = np.zeros(n, np.int8)
-    encode_batch_kernel(samples.board.copy(), obs_tuple(obs), allocate_moves(n), errors)
-    if errors.any():
-        raise RuntimeError(f"cannot encode replay sample {int(np.flatnonzero(errors)[0])}")
-    return obs
-
-
 class Trainer:
     """Owns the model's optimiser and schedule; one :meth:`train_step` per batch."""
 
-    def __init__(self, model: HiveGNN, config: TrainConfig, device: torch.device, expansions: int,
-                 max_legal: int, compile: bool = False):
+    def __init__(self, model: HiveGNN, config: TrainConfig, device: torch.device, max_legal: int,
+                 compile: bool = False):
         self.model = model.to(device)
         self.net = maybe_compile(self.model, compile)
         self.config = config
         self.device = device
-        self.expansions = expansions
         self.max_legal = max_legal
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.step = 0
@@ -102,7 +90,7 @@ class Trainer:
 
     def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
         """Loss terms and metrics of a batch (tensors; ``total`` has a gradient)."""
-        obs = trim(encode_samples(samples, self.expansions, self.max_legal))
+        obs = trim(observe_batch(samples.board, self.max_legal))
         inputs = to_tensors(obs, self.device)
         moves = inputs["legal_src"].shape[1]
         target = torch.from_numpy(samples.policy[:, :moves].astype(np.float32)).to(self.device)
