@@ -29,6 +29,7 @@ test-slow: setup
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m pip install -q -e ".[bench]"

@@ -57,7 +57,7 @@ import numpy as np
 from numba import njit
 
 from . import uhp
-from .board import BELOW, BOARD_SIZE, EXPANSIONS, PASS, PLY, POS, TOP
+from .board import BELOW, BOARD_SIZE, EXPANSIONS, PASS, PLY, POS, TOP, move_dest, move_of, move_piece
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
 from .pieces import N_PIECES, PIECE_BUG, PIECES_PER_COLOUR, bug_in_game, parse_game_type
@@ -122,8 +122,8 @@ def encode_move(board: np.ndarray, move: int) -> int:
     if move == PASS:
         return n * n * N_POS
     mover = board[PLY] & 1
-    p = move >> 10
-    dest = move & 1023
+    p = move_piece(move)
+    dest = move_dest(move)
     ref = board[TOP + dest]
     pos = ON_TOP
     if ref < 0:
@@ -211,7 +211,7 @@ def _transform_actions(board: np.ndarray, actions: np.ndarray, hmap: np.ndarray,
         elif move == PASS:
             out[i] = a
         else:
-            out[i] = encode_move(img, (move >> 10) * N_HEX + hmap[move & 1023])
+            out[i] = encode_move(img, move_of(move_piece(move), hmap[move_dest(move)]))
 
 
 def transform_actions(board: np.ndarray, actions: np.ndarray, sym: int) -> np.ndarray:

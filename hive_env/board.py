@@ -70,6 +70,7 @@ def zobrist_key(kind: int, level: int, h: int) -> np.uint64:
 _NEIGH = NEIGH
 
 
+@njit(cache=True, inline="always")
 def move_of(piece: int, hex_: int) -> int:
     """Encode a move of ``piece`` to ``hex_``."""
     return piece * N_HEX + hex_
@@ -161,8 +162,8 @@ def play(board: np.ndarray, hist: np.ndarray, move: int) -> int:
     h = hist[ply % HIST] ^ ZOBRIST_SIDE
     src = N_HEX  # from reserve
     if move != PASS:
-        p = move >> 10
-        dst = move & 1023
+        p = move_piece(move)
+        dst = move_dest(move)
         key = _PKEY[p]
         src_pos = board[POS + p]
         if src_pos >= 0:
@@ -177,7 +178,7 @@ def play(board: np.ndarray, hist: np.ndarray, move: int) -> int:
         board[POS + p] = dst
         h ^= zobrist_key(key, lvl, dst)
     token = src | ((np.int64(board[LAST]) + 1) << 11) | (np.int64(board[STATUS]) << 16)
-    board[LAST] = -1 if move == PASS else move >> 10
+    board[LAST] = -1 if move == PASS else move_piece(move)
     board[PLY] = ply + 1
     hist[(ply + 1) % HIST] = h
     board[STATUS] = compute_status(board, hist)
@@ -188,8 +189,8 @@ def play(board: np.ndarray, hist: np.ndarray, move: int) -> int:
 def unplay(board: np.ndarray, move: int, token: int) -> None:
     """Take back ``move``, the last move played, given the token :func:`play` returned."""
     if move != PASS:
-        p = move >> 10
-        dst = move & 1023
+        p = move_piece(move)
+        dst = move_dest(move)
         src = token & 2047
         board[TOP + dst] = board[BELOW + p]
         if src == N_HEX:

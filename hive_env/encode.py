@@ -108,7 +108,20 @@ import numpy as np
 from numba import njit, prange
 
 from .actions import _N_GAME, _REL_PIECE, encode_move, num_actions, transform_actions
-from .board import BELOW, BOARD_SIZE, EXPANSIONS, LAST, LEVEL, PASS, PLY, PLY_CAP, POS, TOP
+from .board import (
+    BELOW,
+    BOARD_SIZE,
+    EXPANSIONS,
+    LAST,
+    LEVEL,
+    PASS,
+    PLY,
+    PLY_CAP,
+    POS,
+    TOP,
+    move_dest,
+    move_piece,
+)
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
 from .pieces import BUG_COUNT, BUG_FIRST_SLOT, N_BUGS, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, bug_in_game
@@ -116,6 +129,8 @@ from .pinned import articulation_hexes
 from .rules import MAX_MOVES, generate_moves
 from .symmetry import DIR_MAPS, HEX_MAPS
 
+ENCODING_VERSION = 1
+"""Bump when observation features or action ids change meaning (old checkpoints are refused)."""
 MAX_LEGAL = 512
 NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
 
@@ -388,10 +403,10 @@ def encode_into(board, b, obs, moves, node_of_hex, pinned):
         legal_actions[b, m] = a
         if mv == PASS:
             continue
-        p = mv >> 10
+        p = move_piece(mv)
         ph = board[POS + p]
         src = _BUG_KIND[exp, _BUG[p]] if ph < 0 else node_of_hex[ph]
-        dst = node_of_hex[mv & 1023]
+        dst = node_of_hex[move_dest(mv)]
         if src < 0 or dst < 0:
             if err == 0:
                 err = ERR_UNMAPPED_MOVE

@@ -24,6 +24,7 @@ from .board import (
     TOP,
     WHITE_WINS,
     current_hash,
+    move_piece,
     new_board,
     play,
     unplay,
@@ -271,7 +272,7 @@ class Game:
         """One-line reason why a legal-looking move is refused (for humans)."""
         if move == PASS:
             return "pass is legal only when no other move is"
-        piece = move >> 10
+        piece = move_piece(move)
         name = piece_name(piece)
         colour = self.side_to_move
         turn = self.ply // 2 + 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import LEVEL, TOP
+from .board import LEVEL, TOP, move_of
 from .grid import NEIGH
 from .pieces import ANT, BEETLE, GRASSHOPPER, LADYBUG, PILLBUG, QUEEN, SPIDER
 
@@ -61,7 +61,7 @@ def can_step(board: np.ndarray, src: int, d: int) -> bool:
 def _emit(piece: int, dst: int, marks: np.ndarray, stamp: int, out: np.ndarray, n: int) -> int:
     if marks[dst] != stamp and n < out.shape[0]:
         marks[dst] = stamp
-        out[n] = piece * 1024 + dst
+        out[n] = move_of(piece, dst)
         n += 1
     return n
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import HIST, LEVEL, PASS, PLY, POS, TOP, full_hash
+from .board import HIST, LEVEL, PASS, PLY, POS, TOP, full_hash, move_dest, move_of, move_piece
 from .grid import N_HEX, direction_map, hex_map
 from .pieces import N_PIECES
 
@@ -25,7 +25,7 @@ def transform_move(move: int, sym: int) -> int:
     """Image of an encoded move under symmetry ``sym``."""
     if move == PASS:
         return PASS
-    return (move >> 10) * N_HEX + int(HEX_MAPS[sym, move & 1023])
+    return move_of(move_piece(move), int(HEX_MAPS[sym, move_dest(move)]))
 
 
 def transform_board(board: np.ndarray, hist: np.ndarray, sym: int) -> tuple[np.ndarray, np.ndarray]:

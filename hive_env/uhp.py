@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from .board import BELOW, PASS, POS, TOP
+from .board import BELOW, PASS, POS, TOP, move_dest, move_of, move_piece
 from .errors import IllegalMoveError, NotationError
 from .grid import NE, NEIGH, NW, ORIGIN, SE, SW, E, W
 from .pieces import (
@@ -84,7 +84,7 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
     if len(parts) == 1:
         if not board_empty:
             raise NotationError(f"{text!r} needs a reference tile: only the first tile of a game has none")
-        return piece * 1024 + ORIGIN
+        return move_of(piece, ORIGIN)
     ref = parts[1]
     direction = -1
     if ref[0] in _PREFIX_DIR:
@@ -100,14 +100,14 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
     if ref_hex < 0:
         raise IllegalMoveError(f"reference tile {piece_name(ref_piece)} is not in play")
     dest = ref_hex if direction < 0 else int(NEIGH[ref_hex, direction])
-    return piece * 1024 + dest
+    return move_of(piece, dest)
 
 
 def format_move(move: int, board: np.ndarray) -> str:
     """MoveString of ``move`` in the position ``board`` (before the move is played)."""
     if move == PASS:
         return "pass"
-    piece, dest = move >> 10, move & 1023
+    piece, dest = move_piece(move), move_dest(move)
     name = piece_name(piece)
     top = int(board[TOP + dest])
     if top >= 0:

@@ -46,17 +46,13 @@ from numba import njit, prange
 
 from .actions import IllegalActionError, decode_action, num_actions
 from .board import (
-    BLACK_WINS,
     BOARD_SIZE,
     DRAW,
     EXPANSIONS,
     HIST,
     IN_PROGRESS,
     PLY,
-    PLY_CAP,
     STATUS,
-    WHITE_WINS,
-    compute_status,
     new_board,
     play,
 )
@@ -72,11 +68,9 @@ from .encode import (
 )
 from .errors import HiveError
 from .grid import N_HEX
+from .outcome import DEFAULT_PLY_CAP, is_real_draw, mover_reward
 from .pieces import parse_game_type
 from .uhp import format_move
-
-DEFAULT_PLY_CAP = 300
-"""Ply cap of training games (a draw, reported as truncated); hive-demo uses the same."""
 
 
 @njit(cache=True, nogil=True)
@@ -92,19 +86,8 @@ def _find_slot(board, action, moves, n):
 
 
 @njit(cache=True, nogil=True)
-def _is_real_draw(board, hist):
-    """Whether a drawn game is drawn by the rules (double surround, repetition), not the cap."""
-    cap = board[PLY_CAP]
-    board[PLY_CAP] = 0
-    real = compute_status(board, hist) == DRAW
-    board[PLY_CAP] = cap
-    return real
-
-
-@njit(cache=True, nogil=True)
 def _play_one(board, hist, move, start, b, rewards, terminated, truncated, final_status, episode_length):
     """Play ``move`` in one game, record its outcome, reset it if it ended."""
-    mover = board[PLY] & 1
     play(board, hist, move)
     status = board[STATUS]
     rewards[b] = 0.0
@@ -114,11 +97,8 @@ def _play_one(board, hist, move, start, b, rewards, terminated, truncated, final
     episode_length[b] = 0
     if status != IN_PROGRESS:
         episode_length[b] = board[PLY]
-        if status == WHITE_WINS:
-            rewards[b] = 1.0 if mover == 0 else -1.0
-        elif status == BLACK_WINS:
-            rewards[b] = 1.0 if mover == 1 else -1.0
-        if status == DRAW and not _is_real_draw(board, hist):
+        rewards[b] = mover_reward(board)
+        if status == DRAW and not is_real_draw(board, hist):
             truncated[b] = True
         else:
             terminated[b] = True

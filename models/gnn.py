@@ -29,7 +29,7 @@ Value: WDL logits from mean- and max-pooled nodes and the global features.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -163,15 +163,21 @@ class HiveGNN(nn.Module):
         return logits.float(), wdl.float()
 
 
+def model_config(size: str, **overrides) -> ModelConfig:
+    """The settings of a named size (``SIZES``), with any field of ModelConfig overridden.
+
+    Raises:
+        ValueError: an unknown size.
+    """
+    if size not in SIZES:
+        raise ValueError(f"unknown model size {size!r} (known: {', '.join(SIZES)})")
+    return ModelConfig(**{**SIZES[size], **overrides})
+
+
 def build_model(size: str | None = None, **overrides) -> HiveGNN:
     """A network of a named size (``SIZES``), with any field of ModelConfig overridden."""
-    fields = dict(SIZES[size]) if size else {}
-    fields.update(overrides)
-    return HiveGNN(ModelConfig(**fields))
+    return HiveGNN(model_config(size, **overrides) if size else ModelConfig(**overrides))
 
-
-def config_dict(model: HiveGNN) -> dict:
-    return asdict(model.config)
 
 
 def expected_value(wdl_logits: torch.Tensor) -> torch.Tensor:

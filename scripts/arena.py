@@ -7,7 +7,7 @@
 
 Players are spec strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
 ``alphazero:ckpt=PATH,sims=N``). Rerunning a command resumes it from its results directory.
-The logic lives in ``training.arena``; this file only parses arguments.
+The logic lives in ``arena.arena``; this file only parses arguments.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from arena.arena import ArenaConfig, ArenaError, default_out_dir, format_report, run_arena
 from hive_env import GAME_TYPES
-from training.arena import ArenaConfig, ArenaError, default_out_dir, format_report, run_arena
+from hive_env.outcome import DEFAULT_PLY_CAP
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     arg("--workers", type=int, default=1, help="processes playing games (default 1)")
     arg("--out", help="results directory (default runs/arena/MODE-HASH of the settings)")
     arg("--anchor", help="player rated 0 (default random if playing, else B for sprt, else the first)")
-    arg("--ply-cap", type=int, default=300, help="a game reaching this ply is a draw (default 300)")
+    arg("--ply-cap", type=int, default=DEFAULT_PLY_CAP,
+        help=f"a game reaching this ply is a draw (default {DEFAULT_PLY_CAP})")
     arg("--time", type=float, help="seconds per move for every player (overrides specs)")
     arg("--depth", type=int, help="search depth for every player (overrides specs)")
     arg("--sims", type=int, help="MCTS simulations per move for every player (overrides specs)")
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "plot":
-            from training.arena_plot import plot_ratings  # matplotlib only when plotting
+            from arena.plot import plot_ratings  # matplotlib only when plotting
 
             print(f"wrote {plot_ratings(args.dirs, args.out)}")
             return 0

@@ -18,8 +18,8 @@ import torch
 from hive_env import Game
 from hive_env.position import random_positions
 from models.gnn import build_model
-from training.evaluator import make_evaluator, pick_device
-from training.mcts import BatchedMCTS, SearchConfig
+from search.mcts import BatchedMCTS, SearchConfig
+from search.network import make_evaluator, pick_device
 
 
 def positions(n: int, game_type: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -41,7 +41,7 @@ def bench(size: str, batch: int, sims: int, device: torch.device, game_type: str
     wall = time.perf_counter() - start
     t = mcts.timings
     total = t["tree"] + t["env"] + t["net"]
-    return {"size": size, "B": batch, "sims/s": batch * sims / wall, "tree": t["tree"] / total,
+    return {"size": size, "B": batch, "sims/s": t["sims"] / wall, "tree": t["tree"] / total,
             "env": t["env"] / total, "net": t["net"] / total, "wall": wall}
 
 

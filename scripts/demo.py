@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from hive_env import GAME_TYPES, Game
 from hive_env.board import BLACK_WINS, DRAW, WHITE_WINS
+from hive_env.outcome import DEFAULT_PLY_CAP
 
 PUBLISHED_PERFT4 = {"Base": 21600, "Base+M": 45414, "Base+L": 45414, "Base+P": 45414,
                     "Base+ML": 86400, "Base+MP": 86400, "Base+LP": 86400, "Base+MLP": 151686}
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-demo", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="random games to play")
     parser.add_argument("--game-type", default="Base+MLP", choices=GAME_TYPES)
-    parser.add_argument("--ply-cap", type=int, default=300, help="draw after this many plies")
+    parser.add_argument("--ply-cap", type=int, default=DEFAULT_PLY_CAP, help="draw after this many plies")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 

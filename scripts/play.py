@@ -9,15 +9,14 @@ The game record is written as a UHP GameString file at the end.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from typing import TextIO
 
 from hive_env import GAME_TYPES, Game, HiveError
-from hive_env.render import render_board, use_colour
-from training.players import Player, PlayerSpecError, make_player
+from hive_env.display.text import render_board, use_colour
+from hive_env.files import write_atomic
+from players import Player, PlayerSpecError, make_player
 
 HELP = """moves   list your legal moves          undo    take back your last move and the reply
 board   draw the board                 game    print the GameString
@@ -28,12 +27,8 @@ ref/ upper right, ref- right, ref\\ lower right, /ref lower left, -ref left, \\r
 
 
 def write_record(path: str, game_string: str) -> None:
-    """Write the GameString to ``path`` atomically (temp file in the same folder, then rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".hive-play-", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "w") as f:
-        f.write(game_string + "\n")
-    os.replace(tmp, path)
+    """Write the GameString to ``path`` atomically (a crash never leaves half a record)."""
+    write_atomic(path, game_string + "\n")
 
 
 class Session:

@@ -16,13 +16,16 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from hive_env.files import write_atomic
+from training.config import ConfigError, register_configs, run_config
+
 CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+register_configs()  # the defaults of every setting, first in configs/train.yaml's defaults list
 
 
 @hydra.main(config_path=CONFIGS, config_name="train", version_base=None)
 def main(cfg: DictConfig) -> None:
-    from training.config import ConfigError, run_config
-    from training.evaluation import Evaluation
+    from training.gating import Evaluation
     from training.loop import Run, git_commit, save_final
 
     try:
@@ -32,9 +35,10 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
     rc.run_dir.mkdir(parents=True, exist_ok=True)
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    (rc.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {git_commit()}\n")
+    text = OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {git_commit()}\n"
+    write_atomic(rc.run_dir / "config.yaml", text)
     run = Run(rc, resolved)
-    evaluation = Evaluation(rc, keep=int(cfg.train.get("keep_checkpoints", 20)))
+    evaluation = Evaluation(rc)
     run.run(evaluate_hook=evaluation.on_checkpoint)
     final = save_final(run)
     print(f"final checkpoint: {final}")

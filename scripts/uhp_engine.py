@@ -1,6 +1,6 @@
 """``hive-uhp``: this project as a Universal Hive Protocol engine on stdin/stdout.
 
-The commands, replies and options are documented in :mod:`training.uhp_engine`; this is the
+The commands, replies and options are documented in :mod:`players.uhp_server`; this is the
 stdin/stdout loop around it. ``--player SPEC`` sets the player that answers ``bestmove``.
 """
 
@@ -10,8 +10,8 @@ import argparse
 import os
 import sys
 
-from training.players import PlayerSpecError
-from training.uhp_engine import DEFAULT_PLAYER, UhpEngine
+from players import PlayerSpecError
+from players.uhp_server import DEFAULT_PLAYER, UhpEngine
 
 
 def main(argv: list[str] | None = None) -> int:

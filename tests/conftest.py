@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ROOT
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 REFERENCE = SHARED / "reference"
 
@@ -18,7 +20,6 @@ def require_reference(name: str) -> Path:
     return path
 
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")

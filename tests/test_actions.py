@@ -1,4 +1,4 @@
-"""The action space (issue 5): sizes, canonical references, and round trips with UHP MoveStrings."""
+"""The action space: sizes, canonical references, and round trips with UHP MoveStrings."""
 
 from __future__ import annotations
 
@@ -25,23 +25,7 @@ from hive_env.grid import NEIGH, hex_of, qr_of
 from hive_env.pieces import parse_game_type, piece_name
 from hive_env.position import board_from_tiles
 
-
-def random_games(game_type: str, seed: int, n_games: int = 3, max_plies: int = 90) -> list[Game]:
-    """Positions along seeded random games (every 7th ply, plus the start and the end)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_games):
-        game = Game(game_type)
-        out.append(game.copy())
-        for ply in range(max_plies):
-            moves = game.legal_moves()
-            if len(moves) == 0:
-                break
-            game.play(int(moves[rng.integers(len(moves))]))
-            if ply % 7 == 3:
-                out.append(game.copy())
-        out.append(game.copy())
-    return out
+from helpers import random_games
 
 
 @pytest.mark.parametrize(("game_type", "size"), [

@@ -1,4 +1,4 @@
-"""Gymnasium and PettingZoo adapters (issue 5; optional extras, skipped when not installed)."""
+"""Gymnasium and PettingZoo adapters (optional extras, skipped when not installed)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def play_gym_episode(env, seed: int) -> tuple[float, bool, bool, int]:
 def test_gym_env():
     from gymnasium.utils.passive_env_checker import env_reset_passive_checker
 
-    from hive_env.gym_env import HiveGymEnv
+    from hive_env.adapters.gym import HiveGymEnv
 
     env = HiveGymEnv("Base+MLP", ply_cap=40, render_mode="ansi")
     assert isinstance(env, gymnasium.Env) and env.action_space.n == 5489
@@ -60,8 +60,8 @@ def test_gym_env():
 @pytest.mark.parametrize(("mover_ant", "ply", "reward"), [("bA1", 9, 1.0), ("wA1", 10, -1.0)])
 def test_gym_env_rewards_are_from_the_movers_view(mover_ant, ply, reward):
     """An ant fills the last cell around the white queen: a win for Black, a loss for White."""
+    from hive_env.adapters.gym import HiveGymEnv
     from hive_env.grid import hex_of
-    from hive_env.gym_env import HiveGymEnv
     from hive_env.pieces import piece_of
     from hive_env.position import board_from_tiles
 
@@ -85,7 +85,7 @@ def test_pettingzoo_api():
     pytest.importorskip("pettingzoo")
     from pettingzoo.test import api_test
 
-    from hive_env.pettingzoo_env import HivePettingZooEnv
+    from hive_env.adapters.pettingzoo import HivePettingZooEnv
 
     env = HivePettingZooEnv("Base", ply_cap=60)
     with pytest.warns(UserWarning):  # PettingZoo nags about dict observations and agent names
@@ -94,7 +94,7 @@ def test_pettingzoo_api():
 
 def test_pettingzoo_game_flow():
     pytest.importorskip("pettingzoo")
-    from hive_env.pettingzoo_env import HivePettingZooEnv
+    from hive_env.adapters.pettingzoo import HivePettingZooEnv
 
     env = HivePettingZooEnv("Base+MLP", ply_cap=20)
     env.reset(seed=0)

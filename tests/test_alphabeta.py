@@ -13,19 +13,20 @@ import pytest
 
 from hive_env import Game
 from hive_env.position import board_from_tiles
-from training.alphabeta import MATE_BOUND, AlphaBeta
-from training.heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, make_weights, score_moves
-from training.players import Player, make_player
+from players import Player, make_player
+from players.alphabeta import MATE_BOUND, AlphaBeta
+from players.heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, make_weights, score_moves
 
-# Black's Queen at the origin with five neighbours; its NE cell (1, -1) is the hole.
+from helpers import WIN_IN_ONE_TILE_MOVES as WIN_IN_ONE_MOVES
+from helpers import WIN_IN_ONE_TILES as WIN_IN_ONE
+
+# WIN_IN_ONE (helpers.WIN_IN_ONE_TILES): Black's Queen at the origin with five neighbours; its NE
+# cell (1, -1) is the hole.
 #
 #            wG1   (hole)  wB2
 #         bG1    bQ     wQ    wA1
 #            wS1    bB1
 #               bA1
-WIN_IN_ONE = [("bQ", 0, 0), ("wQ", 1, 0), ("bB1", 0, 1), ("wS1", -1, 1), ("bG1", -1, 0), ("wG1", 0, -1),
-              ("wA1", 2, 0), ("bA1", -1, 2), ("wB2", 2, -1)]
-WIN_IN_ONE_MOVES = {"wB2 \\wQ", "wA1 -wB2"}  # both fill the hole
 
 # White's Queen at the origin with five neighbours; bA1 can slide into the hole at NE (1, -1)
 # next move. White has no win of its own and its Queen is gated in.
@@ -101,6 +102,7 @@ def test_alphabeta_sees_the_loss_when_nothing_parries():
     assert result.score == -(WIN_SCORE - 2)
 
 
+@pytest.mark.slow  # asserts wall-clock time: run in the slow CI step
 def test_time_limit_and_no_mutation():
     game = Game.from_string("Base;InProgress;White[9];wB1;bG1 wB1/;wG1 -wB1;bA1 \\bG1;wQ wB1\\;bQ -bA1;"
                             "wA1 /wG1;bQ \\bA1;wB2 -wG1;bB1 /bQ;wA1 -bB1;bB2 bG1-;wG2 /wG1;bQ bA1/;wG3 /wB2;"

@@ -11,8 +11,8 @@ import torch
 
 from hive_env import Game
 from models.gnn import build_model
-from training.checkpoint import save_checkpoint
-from training.players import Budget, PlayerSpecError, make_player
+from players import Budget, PlayerSpecError, make_player
+from search.checkpoint import save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +33,7 @@ def test_plays_legal_moves_and_reuses_its_tree(ckpt):
         assert move in game.legal_moves()
         game.play(move)
     # After its move and the reply, the kept tree is the current position's.
-    assert player._mcts.node_visits[0, player._mcts.roots[0]] >= 1
+    assert player._mcts.root_visits(0) >= 1
     assert player.choose(game, Budget(sims=4)) in game.legal_moves()
     assert player.choose(game, Budget(time_s=0.3)) in game.legal_moves()
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hive_env import PASS, Game
-from training import arena
-from training.arena import (
+import arena.arena as arena_module
+from arena.arena import (
     ArenaConfig,
     ArenaError,
     format_report,
@@ -21,14 +20,14 @@ from training.arena import (
     run_arena,
     schedule,
 )
-from training.arena_plot import checkpoint_step, plot_ratings
-from training.openings import OpeningsError, load_openings, random_openings
+from arena.openings import OpeningsError, load_openings, random_openings
+from arena.plot import checkpoint_step, plot_ratings
+from hive_env import PASS, Game
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT, WIN_IN_ONE
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # White to move wins with wA2 /bQ (tests/test_play_cli.py)
-WIN_IN_ONE = ("Base;InProgress;White[7];wA1;bB1 wA1\\;wA2 \\wA1;bB2 /bB1;wG1 /wA2;bQ -bB2;wQ -wG1;"
-              "bG1 bB2\\;wB1 -wA2;bQ /wA1;wQ /wG1;bS1 bG1-")
 
 
 class StopError(Exception):
@@ -153,8 +152,8 @@ class _Passer:
 
 def test_an_illegal_move_loses(monkeypatch):
     # patched where the arena builds players: registering a kind would leak into other tests
-    real = arena.make_player
-    monkeypatch.setattr(arena, "make_player",
+    real = arena_module.make_player
+    monkeypatch.setattr(arena_module, "make_player",
                         lambda spec, seed=0: _Passer() if spec == "passer" else real(spec, seed))
     config = ArenaConfig("gauntlet", ("random", "passer"), 2)
     for task in schedule(config, resolve_openings(config)):

@@ -1,4 +1,4 @@
-"""Graph observations (issue 5): contract, a pure-Python reference, batching, symmetries."""
+"""Graph observations: contract, a pure-Python reference, batching, symmetries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from hive_env import GAME_TYPES, Game
+from hive_env import GAME_TYPES
 from hive_env.actions import action_to_move, move_to_action, transform_actions
 from hive_env.board import BELOW, EXPANSIONS, LAST, PASS, PLY, PLY_CAP, POS, TOP
 from hive_env.encode import (
@@ -31,24 +31,7 @@ from hive_env.position import board_from_tiles
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, transform_board
 
-
-def random_games(game_type: str, seed: int, n_games: int = 2, max_plies: int = 90) -> list[Game]:
-    """Positions along seeded random games (every 9th ply, plus the start and the end)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_games):
-        game = Game(game_type, ply_cap=200)
-        out.append(game.copy())
-        for ply in range(max_plies):
-            moves = game.legal_moves()
-            if len(moves) == 0:
-                break
-            game.play(int(moves[rng.integers(len(moves))]))
-            if ply % 9 == 4:
-                out.append(game.copy())
-        out.append(game.copy())
-    return out
-
+from helpers import random_games
 
 DTYPES = {
     "node_feat": np.float32, "node_type": np.int8, "neighbours": np.int16, "node_mask": np.bool_,
@@ -73,7 +56,7 @@ def shapes(game_type: str, batch: int) -> dict[str, tuple]:
 def test_contract_shapes_dtypes_torch(game_type, n_nodes, n_actions):
     d = graph_dims(parse_game_type(game_type))
     assert (d["N"], d["A"], d["M"], d["F"], d["G"]) == (n_nodes, n_actions, MAX_LEGAL, 37, 15)
-    boards = np.stack([g.board for g in random_games(game_type, seed=1, n_games=1)[:3]])
+    boards = np.stack([g.board for g in random_games(game_type, seed=1, n_games=1, every=9, ply_cap=200)[:3]])
     obs = observe_batch(boards)
     assert tuple(obs) == OBS_FIELDS
     want = shapes(game_type, 3)
@@ -190,7 +173,7 @@ def node_keys(obs) -> list:
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
 def test_matches_python_reference(game_type):
-    for game in random_games(game_type, seed=GAME_TYPES.index(game_type)):
+    for game in random_games(game_type, seed=GAME_TYPES.index(game_type), n_games=2, every=9, ply_cap=200):
         board = game.board
         obs = observe(board)
         feats, neighbours, legal, glob, n_res, n_stack, n_empty = reference_graph(board)
@@ -232,7 +215,7 @@ def test_matches_python_reference(game_type):
 
 @pytest.mark.parametrize("game_type", ["Base", "Base+MLP"])
 def test_batch_rows_equal_single_observations(game_type):
-    games = random_games(game_type, seed=21, n_games=2)
+    games = random_games(game_type, seed=21, n_games=2, every=9, ply_cap=200)
     boards = np.stack([g.board for g in games])
     batch = observe_batch(boards)
     rng = np.random.default_rng(0)
@@ -255,7 +238,7 @@ def legal_triples(obs, k: int, remap: np.ndarray) -> set:
 @pytest.mark.parametrize("game_type", GAME_TYPES)
 def test_symmetries(game_type):
     """observe(transform_board(P)) == transform_observation(observe(P)) up to node order."""
-    games = random_games(game_type, seed=40 + GAME_TYPES.index(game_type), n_games=1)
+    games = random_games(game_type, seed=40 + GAME_TYPES.index(game_type), n_games=1, every=9, ply_cap=200)
     for game in games[1::2]:
         obs = observe(game.board)
         n = int(obs["n_nodes"])
@@ -281,7 +264,7 @@ def test_symmetries(game_type):
 
 
 def test_transform_observation_batched_and_without_board():
-    games = random_games("Base+MLP", seed=3, n_games=1)[2:5]
+    games = random_games("Base+MLP", seed=3, n_games=1, every=9, ply_cap=200)[2:5]
     boards = np.stack([g.board for g in games])
     obs = observe_batch(boards)
     got = transform_observation(obs, 7, board=boards)
@@ -297,7 +280,7 @@ def test_transform_observation_batched_and_without_board():
 
 
 def test_placement_cells_are_marked():
-    for game in random_games("Base+LP", seed=9, n_games=2):
+    for game in random_games("Base+LP", seed=9, n_games=2, every=9, ply_cap=200):
         obs = observe(game.board)
         place = {int(obs["node_hex"][i]) for i in range(int(obs["n_nodes"])) if obs["node_feat"][i, 32]}
         for m in range(int(obs["n_legal"])):
@@ -313,6 +296,6 @@ def test_encoding_errors_are_clear():
     board, _ = board_from_tiles("Base", tiles, ply=20)
     with pytest.raises(EncodingError, match="game 0: .*empty cells"):
         observe(board)
-    game = random_games("Base", seed=2, n_games=1)[3]
+    game = random_games("Base", seed=2, n_games=1, every=9, ply_cap=200)[3]
     with pytest.raises(EncodingError, match="max_legal=4"):
         observe(game.board, max_legal=4)

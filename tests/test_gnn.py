@@ -11,9 +11,10 @@ from hive_env.encode import observe_batch, transform_observation
 from hive_env.position import random_positions
 from hive_env.symmetry import N_SYMMETRIES, transform_board
 from models.gnn import NEG_INF, build_model, expected_value
-from training.checkpoint import CheckpointError, CheckpointStore, load_model, save_checkpoint
-from training.evaluator import make_evaluator, to_tensors
-from training.mcts import BatchedMCTS, SearchConfig
+from search.checkpoint import CheckpointError, load_model, save_checkpoint
+from search.mcts import BatchedMCTS, SearchConfig
+from search.network import make_evaluator, to_tensors
+from training.checkpoint import CheckpointStore
 
 
 def positions(n: int, game_type: str = "Base+MLP", seed: int = 0) -> list[Game]:

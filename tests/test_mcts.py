@@ -7,8 +7,8 @@ import pytest
 
 from hive_env import BLACK_WINS, DRAW, WHITE_WINS, Game
 from hive_env.position import board_from_tiles, random_positions
-from training.evaluator import uniform_evaluate
-from training.mcts import BatchedMCTS, SearchConfig
+from search.mcts import BatchedMCTS, SearchConfig
+from search.network import uniform_evaluate
 
 # White to move; wA2 (3,-1) -> (2,0) closes bQ's last gap (see test_rules_positions).
 WIN_IN_ONE = [("bA1", 0, -1), ("bA2", 1, -1), ("bA3", -1, 0), ("wQ", 0, 0), ("bQ", 1, 0),
@@ -77,11 +77,12 @@ def hashed_evaluate(obs):
     return logits, np.tanh(np.sin(feat * 0.1)).astype(np.float32)
 
 
-@pytest.mark.parametrize("gumbel", [False, True])
-def test_batched_search_equals_separate_searches(gumbel):
+@pytest.mark.parametrize(("gumbel", "leaves"), [(False, 2), (True, 2), (True, 1)])
+def test_batched_search_equals_separate_searches(gumbel, leaves):
     # 9 games: at least the parallel-kernel threshold, so both kernel versions are compared.
+    # Small edge room forces the arrays to grow during the batched search.
     games = random_positions(9, "Base+MLP", seed=3, min_plies=4, max_plies=30)
-    cfg = SearchConfig(sims=40, gumbel=gumbel, gumbel_m=8, leaves_per_tree=2)
+    cfg = SearchConfig(sims=40, gumbel=gumbel, gumbel_m=8, leaves_per_tree=leaves, edges_per_node=2)
     seeds = np.arange(100, 109)
     boards = np.stack([g.board for g in games])
     hists = np.stack([g.hist for g in games])
@@ -90,6 +91,7 @@ def test_batched_search_equals_separate_searches(gumbel):
         alone = BatchedMCTS(cfg, 1, 7, hashed_evaluate).search(g.board[None], g.hist[None], seeds[i:i + 1],
                                                                add_noise=True)
         np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
+        assert batched.sims_done[i] == alone.sims_done[0] == cfg.sims_per_search(int(g.legal_moves().size))
         np.testing.assert_allclose(batched.policy[i], alone.policy[0], rtol=1e-5)
         assert batched.chosen[i] == alone.chosen[0]
 
@@ -107,9 +109,11 @@ def test_only_legal_moves_get_prior_or_visits():
         assert (res.visits[i, n:] == 0).all() and (res.policy[i, n:] == 0).all()
         assert res.policy[i, :n].sum() == pytest.approx(1.0, abs=1e-5)
         assert res.visits[i].sum() > 0
-        root = mcts.roots[i]
-        first, count = mcts.node_first[i, root], mcts.node_count[i, root]
-        assert count == n and mcts.edge_prior[i, first:first + count].sum() == pytest.approx(1.0, abs=1e-5)
+        tree = mcts.tree
+        root = tree.roots[i]
+        first, count = tree.node_first[i, root], tree.node_count[i, root]
+        assert count == n and tree.edge_prior[i, first:first + count].sum() == pytest.approx(1.0, abs=1e-5)
+        assert res.sims_done[i] == cfg.sims
 
 
 def test_gumbel_root_finds_the_win_and_its_policy_is_a_distribution():
@@ -130,14 +134,16 @@ def test_tree_reuse_keeps_the_chosen_subtree():
     slot = int(res.chosen[0])
     kept = res.visits[0, slot]
     game.play(int(res.moves[0, slot]))
+    assert mcts.child_slot(0, int(res.moves[0, slot])) == slot
     mcts.advance(0, slot, game.board, game.hist)
-    assert mcts.node_visits[0, mcts.roots[0]] == kept
+    assert mcts.root_visits(0) == kept
     res2 = mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
     assert res2.visits[0].sum() >= kept - 1 + cfg.sims - 1
     # A position that does not match the kept root starts afresh.
     other = Game(game.game_type)
     res3 = mcts.search(other.board[None], other.hist[None], [0], add_noise=False)
     assert res3.visits[0].sum() == cfg.sims
+    assert res2.sims_done[0] == res3.sims_done[0] == cfg.sims
 
 
 def test_finished_games_are_skipped():
@@ -145,4 +151,31 @@ def test_finished_games_are_skipped():
     game.play(game.parse_move("wA2 wA1/"))
     assert game.is_over
     _, res = search_one(game, SearchConfig(sims=10))
-    assert res.n_legal[0] == 0 and res.chosen[0] == -1
+    assert res.n_legal[0] == 0 and res.chosen[0] == -1 and res.sims_done[0] == 0
+
+
+@pytest.mark.parametrize("leaves", [1, 4])
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_every_search_performs_exactly_its_simulations(gumbel, leaves):
+    # Without virtual loss the leaves of a step run into each other's pending nodes: those
+    # collisions are retried, so they never lower the count. A Gumbel game follows its own
+    # schedule's total.
+    games = random_positions(8, "Base", seed=7, min_plies=0, max_plies=12)
+    cfg = SearchConfig(sims=24, gumbel=gumbel, gumbel_m=8, leaves_per_tree=leaves, virtual_loss=0.0)
+    mcts = BatchedMCTS(cfg, 8, 0, hashed_evaluate)
+    res = mcts.search(np.stack([g.board for g in games]), np.stack([g.hist for g in games]),
+                      np.arange(8), add_noise=True)
+    expected = [cfg.sims_per_search(int(g.legal_moves().size)) for g in games]
+    assert res.sims_done.tolist() == expected
+    assert mcts.timings["sims"] == sum(expected)
+    if leaves > 1:
+        assert mcts.timings["collisions"] > 0  # the retry path was taken
+    assert (res.visits.sum(axis=1) == res.sims_done).all()  # fresh trees: every visit is this search's
+
+
+def test_max_nodes_below_one_search_is_refused():
+    with pytest.raises(ValueError, match="search.max_nodes"):
+        SearchConfig(sims=64, max_nodes=64)
+    assert SearchConfig(sims=64, max_nodes=65).node_limit == 65
+    with pytest.raises(ValueError, match="search.max_nodes"):
+        SearchConfig(sims=16, gumbel=True, gumbel_m=16, max_nodes=17)  # the schedule runs 32

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from hive_env import Game
 from hive_env.board import POS
+from hive_env.display.text import render_board, use_colour
 from hive_env.position import board_from_tiles
-from hive_env.render import render_board, use_colour
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT, WIN_IN_ONE
+
 PLAY = [sys.executable, "-m", "scripts.play"]
 # White to move wins with wA2 /bQ
-WIN_IN_ONE = ("Base;InProgress;White[7];wA1;bB1 wA1\\;wA2 \\wA1;bB2 /bB1;wG1 /wA2;bQ -bB2;wQ -wG1;"
-              "bG1 bB2\\;wB1 -wA2;bQ /wA1;wQ /wG1;bS1 bG1-")
 
 
 def run_play(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:

@@ -5,33 +5,28 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from hive_env import Game
 from hive_env.position import board_from_tiles
-from training.players import (
-    AlphaBetaPlayer,
+from players import (
     Budget,
-    GreedyPlayer,
     Player,
     PlayerSpecError,
-    RandomPlayer,
     make_player,
     parse_spec,
     player_kinds,
     register_player,
     resolve_budget,
 )
-from training.uhp_player import UhpEngineError, UhpPlayer, format_time
+from players.alphabeta import AlphaBetaPlayer
+from players.simple import GreedyPlayer, RandomPlayer
+from players.uhp_client import UhpEngineError, UhpPlayer, format_time
 
-ROOT = Path(__file__).resolve().parents[1]
-ENGINE = [sys.executable, "-m", "scripts.uhp_engine"]
-MIDGAME = ("Base;InProgress;White[9];wB1;bG1 wB1/;wG1 -wB1;bA1 \\bG1;wQ wB1\\;bQ -bA1;wA1 /wG1;bQ \\bA1;"
-           "wB2 -wG1;bB1 /bQ;wA1 -bB1;bB2 bG1-;wG2 /wG1;bQ bA1/;wG3 /wB2;bG2 -bQ")
-WIN_IN_ONE = [("bQ", 0, 0), ("wQ", 1, 0), ("bB1", 0, 1), ("wS1", -1, 1), ("bG1", -1, 0), ("wG1", 0, -1),
-              ("wA1", 2, 0), ("bA1", -1, 2), ("wB2", 2, -1)]  # see test_alphabeta.py
+from helpers import MIDGAME, ROOT
+from helpers import UHP_ENGINE as ENGINE
+from helpers import WIN_IN_ONE_TILES as WIN_IN_ONE
 
 
 # ----- specs -----------------------------------------------------------------------------------
@@ -134,6 +129,7 @@ def test_greedy_and_alphabeta_take_a_win_in_one():
         assert game.move_string(make_player(spec).choose(game)) in {"wB2 \\wQ", "wA1 -wB2"}
 
 
+@pytest.mark.slow  # asserts wall-clock time: run in the slow CI step
 def test_alphabeta_player_honours_a_time_budget():
     game = Game.from_string(MIDGAME)
     player = make_player("alphabeta:depth=1")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from training.ratings import (
+from arena.ratings import (
     ELO_PER_NAT,
     Z95,
     elo_from_score,

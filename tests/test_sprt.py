@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from training.ratings import score_from_elo
-from training.sprt import Sprt, llr
+from arena.ratings import score_from_elo
+from arena.sprt import Sprt, llr
 
 
 def test_bounds_are_walds():

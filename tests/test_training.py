@@ -1,4 +1,4 @@
-"""Self-play training: replay storage, trainer, configs, and whole runs (smoke, kill + resume)."""
+"""Self-play training: replay storage, trainer, and whole runs (smoke, kill + resume)."""
 
 from __future__ import annotations
 
@@ -12,19 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 
 from hive_env import PASS, Game
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import transform_move
 from models.gnn import build_model
-from training.checkpoint import load_model
-from training.config import ConfigError, run_config
+from search.checkpoint import load_model
 from training.replay import ReplayStore, Samples, augment_samples
 from training.trainer import TrainConfig, Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = str(ROOT / "configs")
 
 
 def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0) -> Samples:
@@ -117,33 +114,6 @@ def test_training_steps_on_a_fixed_batch_lower_the_loss():
     assert last["total"] < 0.5 * first["total"]
     assert last["value"] < first["value"] and last["policy"] < first["policy"]
     assert trainer.step == 61
-
-
-# ----- configs ---------------------------------------------------------------------------------
-
-
-def compose_cfg(overrides: list[str]):
-    with initialize_config_dir(config_dir=CONFIGS, version_base=None):
-        return compose(config_name="train", overrides=overrides)
-
-
-@pytest.mark.parametrize("experiment", [None, "smoke", "cpu", "gpu"])
-def test_every_preset_composes_into_valid_settings(experiment):
-    overrides = [f"experiment={experiment}"] if experiment else []
-    if experiment == "gpu":
-        overrides.append("device=cpu")  # settings only; no GPU needed to check them
-    rc = run_config(compose_cfg(overrides))
-    assert rc.search.sims >= 1 and rc.train.steps >= 1 and rc.model["width"] >= 1
-
-
-@pytest.mark.parametrize("override,name", [
-    ("train.lr=-1", "train.lr"), ("search.sims=0", "search.sims"), ("env.game_type=Chess", "env.game_type"),
-    ("selfplay.workers=-2", "selfplay.workers"), ("+train.bogus=1", "train.bogus"),
-    ("eval.games=3", "eval.games"), ("model.width=0", "model.width"),
-])
-def test_invalid_settings_name_the_setting(override, name):
-    with pytest.raises(ConfigError, match=name.replace(".", r"\.")):
-        run_config(compose_cfg(["experiment=smoke", override]))
 
 
 # ----- whole runs ------------------------------------------------------------------------------

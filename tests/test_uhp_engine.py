@@ -5,26 +5,21 @@ from __future__ import annotations
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from hive_env import Game, HiveError
 
-ROOT = Path(__file__).resolve().parents[1]
-ENGINE = [sys.executable, "-m", "scripts.uhp_engine"]
+from helpers import MIDGAME, ROOT, WIN_IN_ONE
+from helpers import UHP_ENGINE as ENGINE
+
 INFO = ["id hive-zero v0.1.0", "Mosquito;Ladybug;Pillbug", "ok"]
 # White to move wins with wA2 /bQ (found by a search over random games)
-WIN_IN_ONE = ("Base;InProgress;White[7];wA1;bB1 wA1\\;wA2 \\wA1;bB2 /bB1;wG1 /wA2;bQ -bB2;wQ -wG1;"
-              "bG1 bB2\\;wB1 -wA2;bQ /wA1;wQ /wG1;bS1 bG1-")
 WON = WIN_IN_ONE.replace("InProgress;White[7]", "WhiteWins;Black[7]") + ";wA2 /bQ"
-MIDGAME = ("Base;InProgress;White[9];wB1;bG1 wB1/;wG1 -wB1;bA1 \\bG1;wQ wB1\\;bQ -bA1;wA1 /wG1;bQ \\bA1;"
-           "wB2 -wG1;bB1 /bQ;wA1 -bB1;bB2 bG1-;wG2 /wG1;bQ bA1/;wG3 /wB2;bG2 -bQ")
 BLACK_FIRST = ";".join(f"b{bug} {ref}" for bug in ("S1", "B1", "G1", "A1")
                        for ref in ("wS1/", "wS1-", "wS1\\", "/wS1", "-wS1", "\\wS1"))
 OPTIONS = ["Player;enum;alphabeta;alphabeta;alphabeta;greedy;random", "MaxDepth;int;0;0;0;60",
@@ -213,6 +208,7 @@ def test_empty_lines_are_ignored_and_garbage_never_kills_it(engine):
     assert engine.send("info") == INFO  # no reply came for the empty lines
 
 
+@pytest.mark.slow  # asserts wall-clock time: run in the slow CI step
 def test_bestmove_time_returns_within_the_limit():
     eng = Engine("--player", "alphabeta")
     try:

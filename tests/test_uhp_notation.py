@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from hive_env import Game, GameStringError, HiveError, IllegalMoveError, NotationError
 from hive_env.pieces import GAME_TYPES, parse_game_type
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
 
 

@@ -1,4 +1,4 @@
-"""The vectorized env (issue 5): contract, ply-by-ply agreement with Game, terminals, errors."""
+"""The vectorized env: contract, ply-by-ply agreement with Game, terminals, errors."""
 
 from __future__ import annotations
 

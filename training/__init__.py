@@ -1,18 +1,12 @@
-"""Players, search, self-play, replay, trainer, checkpoints and arena.
+"""Self-play training: workers, replay, trainer, checkpoints and the run loop.
 
-Modules, in the direction data flows (``players`` builds ``alphazero`` players lazily):
+Modules, in the direction data flows:
 
-- ``heuristic``, ``alphabeta``: a compiled Hive evaluation and alpha-beta search
-- ``players``: the player interface, spec strings and the registry (random, greedy,
-  alphabeta, uhp, alphazero)
-- ``uhp_player``: an external UHP engine as a player; ``uhp_engine``: this project as one
-- ``mcts``: batched AlphaZero tree search (PUCT or Gumbel root)
-- ``evaluator``: numpy observations -> network -> priors and values for search
-- ``checkpoint``: atomic checkpoints and the checkpoint store
-- ``alphazero_player``: a checkpoint + search as a player
-- ``selfplay``, ``replay``, ``trainer``: self-play games, sample shards, network updates
-- ``loop``, ``config``: the training run and its typed settings
-- ``openings``, ``ratings``, ``sprt``, ``arena``, ``arena_report``, ``arena_plot``: matches,
-  Elo, sequential tests, result tables and plots
-- ``evaluation``: arena evaluation and gating during training
+- ``selfplay``: batched self-play games with the search, recorded as samples
+- ``replay``: atomic sample shards and windowed sampling with symmetry augmentation
+- ``trainer``: network updates (AdamW, schedule, losses)
+- ``checkpoint``: the checkpoint store the trainer publishes to and workers poll
+- ``loop``: the run: self-play workers, the trainer, resume
+- ``config``: the Hydra config -> typed settings, checked at start-up
+- ``gating``: evaluation of checkpoints in the arena during training, and ``best.pt``
 """

@@ -1,79 +1,337 @@
-"""From the Hydra config to typed settings, with start-up checks that name the bad setting."""
+"""From the Hydra config to typed settings, with start-up checks that name the bad setting.
+
+Each config group has a dataclass, and its defaults live there and nowhere else::
+
+    env       EnvConfig            game type and ply cap
+    model     ModelSettings        a size of models.gnn.SIZES, width/layers overrides
+    search    search.mcts.SearchConfig
+    selfplay  SelfPlaySettings     training.selfplay.SelfPlayConfig + worker processes
+    train     TrainSettings        training.trainer.TrainConfig + checkpoints kept
+    eval      EvalConfig           evaluation during and after training (training.gating)
+
+plus the top-level ``seed``, ``device``, ``compile``, ``name`` and ``run_dir`` of
+:class:`RunConfig`. :func:`register_configs` puts these defaults into Hydra's ConfigStore
+as ``run_defaults``, the first entry of ``configs/train.yaml``'s defaults list, so the yaml
+files hold only deltas and ``hive-train eval.games=4`` finds the key. The stored groups are
+plain dicts, not Hydra structured configs, so that OmegaConf does not coerce values (``1``
+to ``true``, ``"3"`` to ``3``) before :func:`run_config` checks them, and they are open
+(not in struct mode), so that a misspelt key reaches :func:`run_config`, which names it.
+"""
 
 from __future__ import annotations
 
+import types
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from omegaconf import DictConfig, OmegaConf
 
+from hive_env.encode import MAX_LEGAL
+from hive_env.outcome import DEFAULT_PLY_CAP
 from hive_env.pieces import parse_game_type
+from models.gnn import SIZES, ModelConfig, model_config
+from players.base import PlayerSpecError
+from players.registry import check_spec
+from search.mcts import SearchConfig
 
-from .loop import RunConfig
-from .mcts import SearchConfig
 from .selfplay import SelfPlayConfig
 from .trainer import TrainConfig
 
 
 class ConfigError(ValueError):
-    """A setting that cannot work; the message names it."""
+    """A setting that cannot work; the one-line message names it by its full key."""
 
 
-def _fields(section: Any, cls: type, name: str, drop: tuple[str, ...] = ()) -> Any:
-    values = {k: v for k, v in dict(section).items() if k not in drop}
-    known = set(cls.__dataclass_fields__)
-    unknown = sorted(set(values) - known)
+# ----- the groups ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EnvConfig:
+    """The game.
+
+    Args:
+        game_type: ``Base`` or Base plus expansions, e.g. ``Base+MLP`` (tournament play).
+        ply_cap: a game reaching this ply is a draw (training only; UHP play has no cap);
+            0 = no cap. Reference: hive_env.outcome.DEFAULT_PLY_CAP.
+    """
+
+    game_type: str = "Base"
+    ply_cap: int = DEFAULT_PLY_CAP
+
+    def __post_init__(self):
+        try:
+            parse_game_type(self.game_type)
+        except ValueError as e:
+            raise ValueError(f"env.game_type: {e}") from None
+        if not 0 <= self.ply_cap < 32768:
+            raise ValueError(f"env.ply_cap must be in 0..32767, got {self.ply_cap}")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The network: a named size of ``models.gnn.SIZES`` (tiny for CPUs, default and large
+    for GPUs), optionally with its width or depth changed.
+
+    Args:
+        size: a key of ``models.gnn.SIZES``.
+        width: channels per node instead of the size's (None = the size's).
+        layers: residual blocks instead of the size's (None = the size's).
+    """
+
+    size: str = "small"
+    width: int | None = None
+    layers: int | None = None
+
+    def __post_init__(self):
+        if self.size not in SIZES:
+            raise ValueError(f"model.size must be one of {', '.join(SIZES)} (models.gnn.SIZES), "
+                             f"got {self.size!r}")
+        for key in ("width", "layers"):
+            value = getattr(self, key)
+            if value is not None and value < 1:
+                raise ValueError(f"model.{key} must be >= 1, got {value}")
+
+    def model_config(self) -> ModelConfig:
+        overrides = {k: v for k, v in (("width", self.width), ("layers", self.layers)) if v is not None}
+        return model_config(self.size, **overrides)
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings(SelfPlayConfig):
+    """Self-play: :class:`training.selfplay.SelfPlayConfig` plus its processes.
+
+    Args:
+        workers: self-play processes (0 = inside the trainer process, for tiny runs).
+        shard_games: finished games per replay shard.
+    """
+
+    workers: int = 1
+    shard_games: int = 16
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.workers < 0:
+            raise ValueError(f"selfplay.workers must be >= 0, got {self.workers}")
+        if self.shard_games < 1:
+            raise ValueError(f"selfplay.shard_games must be >= 1, got {self.shard_games}")
+
+
+@dataclass(frozen=True)
+class TrainSettings(TrainConfig):
+    """Training: :class:`training.trainer.TrainConfig` plus checkpoint housekeeping.
+
+    Args:
+        keep_checkpoints: step checkpoints kept on disk (best.pt and final.pt always are).
+    """
+
+    keep_checkpoints: int = 20
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.keep_checkpoints < 1:
+            raise ValueError(f"train.keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
+
+
+GATING = ("none", "score", "sprt")
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Evaluation of checkpoints during training and of the final network (training.gating).
+
+    Args:
+        every: evaluate every N-th published checkpoint (0 = never during training).
+        games: games per opponent (even: colours alternate in pairs).
+        sims: search simulations of the evaluated network.
+        opponents: player specs (players.registry) of the baselines.
+        gating: how best.pt is chosen: ``none`` (the newest evaluated checkpoint),
+            ``score`` (scoring >= ``gate_score`` against the previous best) or ``sprt``.
+        gate_score: the score needed with ``gating: score`` (AlphaGo Zero: 0.55).
+        sprt_max_games: the most games of a ``gating: sprt`` test (even).
+        final_games: games of the final network against each final opponent (even).
+        final_opponents: player specs of the final match.
+        final_sims: simulations of the final network (None = ``sims``).
+        openings_plies: random opening plies per game pair (the arena's ``random:N``).
+        workers: arena processes.
+    """
+
+    every: int = 1
+    games: int = 20
+    sims: int = 32
+    opponents: tuple[str, ...] = ("random", "greedy")
+    gating: str = "none"
+    gate_score: float = 0.55
+    sprt_max_games: int = 200
+    final_games: int = 20
+    final_opponents: tuple[str, ...] = ("random",)
+    final_sims: int | None = None
+    openings_plies: int = 2
+    workers: int = 1
+
+    def __post_init__(self):
+        for key in ("games", "final_games", "sprt_max_games"):
+            value = getattr(self, key)
+            if value < 2 or value % 2:
+                raise ValueError(f"eval.{key} must be even and >= 2 (colours alternate in pairs), "
+                                 f"got {value}")
+        if self.gating not in GATING:
+            raise ValueError(f"eval.gating must be one of {', '.join(GATING)}, got {self.gating!r}")
+        for key in ("sims", "workers"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"eval.{key} must be >= 1, got {getattr(self, key)}")
+        if self.final_sims is not None and self.final_sims < 1:
+            raise ValueError(f"eval.final_sims must be >= 1 (or null = eval.sims), got {self.final_sims}")
+        for key in ("every", "openings_plies"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"eval.{key} must be >= 0, got {getattr(self, key)}")
+        for key in ("opponents", "final_opponents"):
+            specs = getattr(self, key)
+            if not specs:
+                raise ValueError(f"eval.{key} must name at least one player")
+            for i, spec in enumerate(specs):
+                try:
+                    check_spec(spec)
+                except PlayerSpecError as e:
+                    raise ValueError(f"eval.{key}[{i}]: {e}") from None
+                if spec in specs[:i]:
+                    raise ValueError(f"eval.{key}[{i}]: {spec!r} is listed twice")
+
+
+GROUPS: dict[str, type] = {"env": EnvConfig, "model": ModelSettings, "search": SearchConfig,
+                           "selfplay": SelfPlaySettings, "train": TrainSettings, "eval": EvalConfig}
+"""Config group -> its dataclass."""
+
+TOP_LEVEL = ("seed", "device", "compile", "name", "run_dir")
+"""Settings outside the groups (fields of :class:`RunConfig`)."""
+
+
+# ----- the run -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run needs, built from the Hydra config by :func:`run_config`.
+
+    Args:
+        run_dir: the run's directory (rerunning the same command resumes it).
+        env, search, selfplay, train, eval: the groups (see the module docstring).
+        model: the network's settings, resolved from the ``model`` group.
+        name: the run's name (``run_dir`` defaults to ``runs/<name>``).
+        seed: seeds self-play, sampling and initialisation.
+        device: ``auto`` (CUDA when present, else CPU), ``cpu``, ``cuda`` or ``cuda:N``.
+        compile: torch.compile the network in self-play and training (pays off on GPUs).
+        max_legal: legal-move slots M of the observations (hive_env.encode; not a setting).
+    """
+
+    run_dir: Path
+    env: EnvConfig = field(default_factory=EnvConfig)
+    model: ModelConfig = field(default_factory=lambda: ModelSettings().model_config())
+    search: SearchConfig = field(default_factory=SearchConfig)
+    selfplay: SelfPlaySettings = field(default_factory=SelfPlaySettings)
+    train: TrainSettings = field(default_factory=TrainSettings)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    name: str = "default"
+    seed: int = 0
+    device: str = "auto"
+    compile: bool = False
+    max_legal: int = MAX_LEGAL
+
+
+def defaults() -> dict[str, Any]:
+    """Every setting but ``run_dir`` with its default, as plain data (tuples as lists)."""
+    top = {f.name: f.default for f in fields(RunConfig) if f.name in TOP_LEVEL and f.default is not MISSING}
+    groups = {name: {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cls()).items()}
+              for name, cls in GROUPS.items()}
+    return {**top, **groups}
+
+
+def register_configs() -> None:
+    """Store :func:`defaults` in Hydra's ConfigStore as ``run_defaults``, with open groups
+    (see the module docstring). Call before Hydra composes ``configs/train.yaml``."""
+    from hydra.core.config_store import ConfigStore
+
+    node = OmegaConf.create(defaults())
+    for name in GROUPS:
+        OmegaConf.set_struct(node[name], False)
+    ConfigStore.instance().store(name="run_defaults", node=node)
+
+
+# ----- checks ------------------------------------------------------------------------------------
+def _typed(value: Any, hint: Any, key: str) -> Any:
+    """``value`` checked against a field annotation (and converted: int -> float, list ->
+    tuple, str -> Path); raises :class:`ConfigError` naming ``key``."""
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (hint,) = (a for a in args if a is not type(None))
+        origin, args = get_origin(hint), get_args(hint)
+    if hint is bool:
+        ok, want = type(value) is bool, "true or false"
+    elif hint is int:
+        ok, want = type(value) is int, "a whole number"
+    elif hint is float:
+        ok, want = type(value) in (int, float), "a number"
+        value = float(value) if ok else value
+    elif hint in (str, Path):
+        ok, want = isinstance(value, str), "text"
+        value = hint(value) if ok else value
+    elif origin in (tuple, list) and args[0] is str:
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+        want = "a list of text"
+        value = origin(value) if ok else value
+    else:
+        raise TypeError(f"{key}: no check for the type {hint}")
+    if not ok:
+        raise ConfigError(f"{key} must be {want}, got {value!r}")
+    return value
+
+
+def _known(given: dict, known: list[str], prefix: str) -> None:
+    unknown = sorted(set(given) - set(known))
     if unknown:
-        raise ConfigError(f"unknown setting {name}.{unknown[0]} (known: {', '.join(sorted(known))})")
+        raise ConfigError(f"unknown setting {prefix}{unknown[0]} (known: {', '.join(sorted(known))})")
+
+
+def _group(name: str, cls: type, section: Any) -> Any:
+    """The dataclass ``cls`` from the config section ``name``, checked."""
+    if section is None:
+        section = {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"{name} must be a group of settings, got {section!r}")
+    hints = get_type_hints(cls)
+    _known(section, [f.name for f in fields(cls) if f.init], f"{name}.")
+    values = {k: _typed(v, hints[k], f"{name}.{k}") for k, v in section.items()}
     try:
         return cls(**values)
-    except (TypeError, ValueError) as e:
+    except ValueError as e:
         raise ConfigError(str(e)) from None
 
 
-def run_config(cfg: DictConfig) -> RunConfig:
-    """Typed settings of a run; raises :class:`ConfigError` naming the first bad setting."""
-    c = OmegaConf.to_container(cfg, resolve=True)
-    try:
-        parse_game_type(str(c["env"]["game_type"]))
-    except ValueError as e:
-        raise ConfigError(f"env.game_type: {e}") from None
-    ply_cap = c["env"].get("ply_cap", 0)
-    if not isinstance(ply_cap, int) or not 0 <= ply_cap < 32768:
-        raise ConfigError(f"env.ply_cap must be a whole number in 0..32767, got {ply_cap!r}")
-    model = dict(c["model"])
-    for key in ("width", "layers"):
-        if not isinstance(model.get(key), int) or model[key] < 1:
-            raise ConfigError(f"model.{key} must be a whole number >= 1, got {model.get(key)!r}")
-    sp = dict(c["selfplay"])
-    workers = sp.pop("workers", 1)
-    shard_games = sp.pop("shard_games", 16)
-    if not isinstance(workers, int) or workers < 0:
-        raise ConfigError(f"selfplay.workers must be a whole number >= 0, got {workers!r}")
-    if not isinstance(shard_games, int) or shard_games < 1:
-        raise ConfigError(f"selfplay.shard_games must be a whole number >= 1, got {shard_games!r}")
-    search = _fields(c["search"], SearchConfig, "search")
-    selfplay = _fields(sp, SelfPlayConfig, "selfplay")
-    train = _fields(c["train"], TrainConfig, "train", drop=("keep_checkpoints",))
-    ev = dict(c.get("eval") or {})
-    if ev.get("games", 0) % 2 or ev.get("final_games", 0) % 2:
-        raise ConfigError("eval.games and eval.final_games must be even (colours alternate in pairs)")
-    if ev.get("gating", "none") not in ("none", "score", "sprt"):
-        raise ConfigError(f"eval.gating must be none, score or sprt, got {ev.get('gating')!r}")
-    compile_ = c.get("compile", False)
-    if not isinstance(compile_, bool):
-        raise ConfigError(f"compile must be true or false, got {compile_!r}")
-    device = str(c.get("device", "auto"))
-    if device not in ("auto", "cpu") and not device.startswith("cuda"):
-        raise ConfigError(f"device must be auto, cpu or cuda[:N], got {device!r}")
+def _check_device(device: str) -> None:
+    if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and device[5:].isdigit()):
+        raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
     if device.startswith("cuda"):
         import torch
 
         if not torch.cuda.is_available():
             raise ConfigError(f"device={device} but no CUDA device is available (use device=cpu or auto)")
-    return RunConfig(
-        run_dir=Path(c["run_dir"]), game_type=str(c["env"]["game_type"]), ply_cap=ply_cap,
-        model={"width": model["width"], "layers": model["layers"]}, search=search, selfplay=selfplay,
-        workers=workers, shard_games=shard_games, train=train, eval=ev, seed=int(c.get("seed", 0)),
-        device=device, compile=compile_,
-    )
+
+
+def run_config(cfg: DictConfig) -> RunConfig:
+    """Typed settings of a run; raises :class:`ConfigError` naming the first bad setting.
+
+    Checks: no unknown key at the top level or in a group (Hydra's own ``hydra`` excluded);
+    every value's type against its field's annotation; each group's own checks (its
+    dataclass's ``__post_init__``: ranges, even game counts, gating, player specs of
+    ``eval.opponents`` and ``eval.final_opponents``, model size, ``search.max_nodes``
+    against ``search.sims``); and the device.
+    """
+    c = OmegaConf.to_container(cfg, resolve=True)
+    c.pop("hydra", None)
+    _known(c, [*TOP_LEVEL, *GROUPS], "")
+    groups = {name: _group(name, cls, c.get(name)) for name, cls in GROUPS.items()}
+    hints = get_type_hints(RunConfig)
+    if "run_dir" not in c:
+        raise ConfigError("run_dir must be set")
+    top = {k: _typed(c[k], hints[k], k) for k in TOP_LEVEL if k in c}
+    _check_device(top.get("device", "auto"))
+    groups["model"] = groups["model"].model_config()
+    return RunConfig(**groups, **top)

@@ -10,7 +10,7 @@ A *sample* is one position searched in self-play::
     plies_left int16                plies until the game ended (auxiliary target)
 
 A *shard* is ``shard_<worker>_<seq>.npz`` holding those arrays with a leading sample axis
-plus ``version``; it is written as ``.tmp`` and renamed, so readers never see a partial
+plus ``version``; it is written atomically (``hive_env.files``), so readers never see a partial
 shard, and a damaged shard is skipped with a warning. Game records (UHP GameStrings) go
 to ``games_<worker>.txt`` beside the shards, appended and flushed per game.
 
@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from hive_env.board import BOARD_SIZE, HIST, PASS
+from hive_env.board import HIST, PASS, move_dest, move_of, move_piece
+from hive_env.files import atomic_open
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
 
@@ -78,14 +79,10 @@ class ReplayStore:
         """
         seq = max((s for w, s, _ in self._shards() if w == worker), default=-1) + 1
         path = self.dir / f"shard_{worker:03d}_{seq:06d}.npz"
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
+        with atomic_open(path, "wb") as f:
             np.savez_compressed(f, version=np.int32(SHARD_VERSION),
                                 **{k: getattr(samples, k) for k in FIELDS},
                                 **{f"stat_{k}": np.asarray(v) for k, v in (stats or {}).items()})
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
         return path
 
     def append_games(self, worker: int, game_strings: list[str]) -> None:
@@ -107,9 +104,12 @@ class ReplayStore:
         return out
 
     def shard_paths(self) -> list[Path]:
-        """All complete shards, oldest first (by modification time, then name)."""
+        """All complete shards, oldest first: by sequence number, then worker.
+
+        Each worker numbers its shards 0, 1, 2, ...; workers write at similar rates, so this
+        order follows time without trusting file times (copies and restores change those)."""
         shards = self._shards()
-        shards.sort(key=lambda t: (t[2].stat().st_mtime_ns, t[2].name))
+        shards.sort(key=lambda t: (t[1], t[0]))
         return [p for _, _, p in shards]
 
     def load(self, path: Path) -> Samples | None:
@@ -214,7 +214,7 @@ def _remap_policy(board, moved_board, hmap, policy, n, out):
         return False
     for i in range(n):
         m = a[i]
-        image = m if m == PASS else (m >> 10) * 1024 + hmap[m & 1023]
+        image = m if m == PASS else move_of(move_piece(m), hmap[move_dest(m)])
         found = False
         for j in range(n):
             if b[j] == image:
@@ -252,7 +252,3 @@ def augment_samples(samples: Samples, syms: np.ndarray) -> Samples:
         raise RuntimeError("symmetry augmentation lost a move: engine symmetry broken")
     return Samples(moved, out.astype(samples.policy.dtype), samples.n_legal, samples.z, samples.plies_left)
 
-
-def empty_samples(max_legal: int) -> Samples:
-    return Samples(np.zeros((0, BOARD_SIZE), np.int16), np.zeros((0, max_legal), np.float16),
-                   np.zeros(0, np.int16), np.zeros(0, np.int8), np.zeros(0, np.int16))

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hive_env import Game
-from hive_env.board import BLACK_WINS, DRAW, HIST, PLY, POS, TOP, WHITE_WINS, play
-from hive_env.grid import NEIGH
-from hive_env.pieces import PIECES_PER_COLOUR
+from hive_env.board import HIST, PLY, play
+from hive_env.outcome import adjudicate, score_for
 from hive_env.vec_env import HiveVecEnv
+from search.mcts import BatchedMCTS, Evaluate, SearchConfig
 
-from .mcts import BatchedMCTS, Evaluate, SearchConfig
 from .replay import Samples
 
 
@@ -66,27 +65,6 @@ class _Trace:
     policies: list = field(default_factory=list)
     n_legal: list = field(default_factory=list)
     moves: list = field(default_factory=list)
-
-
-def queen_pressure(board: np.ndarray, colour: int) -> int:
-    """Occupied neighbours of ``colour``'s queen (0 when it is not in play)."""
-    q = int(board[POS + colour * PIECES_PER_COLOUR])
-    if q < 0:
-        return 0
-    return sum(int(board[TOP + NEIGH[q, d]] >= 0) for d in range(6))
-
-
-def adjudicate(board: np.ndarray, margin: int) -> int:
-    """Result of a capped game: the side pressing the enemy queen harder by ``margin`` wins."""
-    if margin <= 0:
-        return DRAW
-    white_in_danger = queen_pressure(board, 0)
-    black_in_danger = queen_pressure(board, 1)
-    if black_in_danger - white_in_danger >= margin:
-        return WHITE_WINS
-    if white_in_danger - black_in_danger >= margin:
-        return BLACK_WINS
-    return DRAW
 
 
 class SelfPlay:
@@ -149,11 +127,7 @@ class SelfPlay:
         self.traces[b] = _Trace()
         boards = np.stack(t.boards)
         movers = boards[:, PLY] & 1
-        if status == DRAW:
-            z = np.zeros(len(boards), np.int8)
-        else:
-            winner = 0 if status == WHITE_WINS else 1
-            z = np.where(movers == winner, 1, -1).astype(np.int8)
+        z = np.where(movers == 0, score_for(status, 0), score_for(status, 1)).astype(np.int8)
         plies = len(boards)
         game = Game(self.game_type)
         for m in t.moves:

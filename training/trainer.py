@@ -17,8 +17,8 @@ from torch.nn import functional
 
 from hive_env.encode import observe_batch
 from models.gnn import HiveGNN
+from search.network import maybe_compile, to_tensors, trim
 
-from .evaluator import maybe_compile, to_tensors, trim
 from .replay import Samples
 
 
@@ -37,7 +37,9 @@ class TrainConfig:
         value_weight: weight of the value loss.
         samples_per_position: training samples drawn per new self-play position (KataGo ~4).
         window: replay window in positions.
-        augment: random hex symmetry per sample.
+        augment: random hex symmetry per sample. Off by default: HiveGNN is exactly invariant
+            under the 12 symmetries, so it changes nothing for it and costs a Python loop per batch;
+            turn it on for a network that is not invariant.
         checkpoint_every: steps between published checkpoints.
         min_positions: positions in replay before training starts.
     """
@@ -52,7 +54,7 @@ class TrainConfig:
     value_weight: float = 1.0
     samples_per_position: float = 4.0
     window: int = 200000
-    augment: bool = True
+    augment: bool = False
     checkpoint_every: int = 500
     min_positions: int = 1000
 

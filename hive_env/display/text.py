@@ -22,9 +22,9 @@ from typing import TextIO
 
 import numpy as np
 
-from .board import BELOW, POS, TOP
-from .grid import DIR_DQ, DIR_DR, unwrap
-from .pieces import N_PIECES, PIECE_COLOUR, piece_name
+from ..board import BELOW, POS, TOP
+from ..grid import DIR_DQ, DIR_DR, unwrap
+from ..pieces import N_PIECES, PIECE_COLOUR, piece_name
 
 CELL = 5
 """Characters per cell; neighbours in a row are CELL + 1 apart, rows shift by half that."""

@@ -28,7 +28,9 @@ import re
 from dataclasses import dataclass, replace
 
 from hive_env import Game, HiveError
-from training.players import Budget, Player, PlayerSpecError, kinds_without_required_params, make_player
+
+from .base import Budget, Player, PlayerSpecError
+from .registry import kinds_without_required_params, make_player
 
 ENGINE_ID = "id hive-zero v0.1.0"
 CAPABILITIES = "Mosquito;Ladybug;Pillbug"

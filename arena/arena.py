@@ -9,10 +9,10 @@ Schedules (:func:`schedule`), for each pairing and each round ``k``, play two ga
 
 - ``gauntlet``: the first player against each of the others;
 - ``roundrobin``: every pair of players;
-- ``sprt``: two players, rounds until the SPRT decides (``training.sprt``) or ``max games``.
+- ``sprt``: two players, rounds until the SPRT decides (``arena.sprt``) or ``max games``.
 
 Games run in-process (``workers=1``) or in a ``ProcessPoolExecutor`` of fresh (spawned, so
-CUDA-safe) processes. Those know the kinds registered by ``training.players`` and import the
+CUDA-safe) processes. Those know the kinds registered by ``players.registry`` and import the
 module of each player's class first, so a kind registered next to its class is known too.
 Each game's seeds derive from (arena seed, pairing, round, colour), so results do not depend on
 the number of workers (apart from time-limited players).
@@ -24,13 +24,12 @@ Results directory (``out``):
   plies, players and colours, opening, seconds), appended, flushed and fsynced as each game
   ends. A rerun reads it, skips the games it holds (by game id) and plays the rest; a truncated
   last line (a crash mid-write) is dropped.
-- ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``training.arena_report``),
+- ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``arena.report``),
   written atomically at the end and on interruption.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import multiprocessing
@@ -41,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,110 +48,12 @@ import numpy as np
 from tqdm import tqdm
 
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
+from hive_env.files import write_atomic
+from players import Budget, PlayerSpecError, make_player
 
-from .arena_report import ArenaReport, Tally, build_report, format_report, write_atomic, write_report
+from .config import CONFIG_VERSION, ArenaConfig, ArenaError, default_out_dir
 from .openings import OpeningsError, load_openings, random_openings
-from .players import Budget, PlayerSpecError, make_player
-from .sprt import Sprt
-
-MODES = ("gauntlet", "roundrobin", "sprt")
-CONFIG_VERSION = 1
-
-
-class ArenaError(Exception):
-    """A problem with the arena's settings or results directory (a one-line message)."""
-
-
-# ----- settings -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ArenaConfig:
-    """What an arena plays. Everything here must match for a resume.
-
-    Args:
-        mode: ``gauntlet``, ``roundrobin`` or ``sprt``.
-        players: player specs (``training.players``); gauntlet: the first against the rest;
-            sprt: ``(A, B)``, testing A against B.
-        games_per_pairing: even; for ``sprt`` the most games to play.
-        game_type: e.g. ``"Base"``.
-        openings: ``"random:PLIES"`` (random openings drawn from ``seed``) or a file of GameStrings.
-        seed: seeds the random openings and every player.
-        ply_cap: a game still going at this ply (counted from the empty board) is a draw.
-        time_s, depth, sims: a budget for every move of every player; all None: each player's
-            own default (from its spec).
-        elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only).
-    """
-
-    mode: str
-    players: tuple[str, ...]
-    games_per_pairing: int = 10
-    game_type: str = "Base"
-    openings: str = "random:4"
-    seed: int = 0
-    ply_cap: int = 300
-    time_s: float | None = None
-    depth: int | None = None
-    sims: int | None = None
-    elo0: float = 0.0
-    elo1: float = 20.0
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    def check(self) -> None:
-        """Raise :class:`ArenaError` naming the first bad setting."""
-        n = len(self.players)
-        if self.mode not in MODES:
-            raise ArenaError(f"unknown mode {self.mode!r} (one of {', '.join(MODES)})")
-        if len(set(self.players)) != n:
-            raise ArenaError(f"a player is named twice: {', '.join(self.players)}")
-        if n < 2 or (self.mode == "sprt" and n != 2):
-            need = "exactly two players" if self.mode == "sprt" else "at least two players"
-            raise ArenaError(f"{self.mode} needs {need} (got {n})")
-        if self.games_per_pairing < 2 or self.games_per_pairing % 2:
-            raise ArenaError(f"games per pairing must be even and >= 2 (colours alternate in pairs), "
-                             f"got {self.games_per_pairing}")
-        if self.seed < 0 or self.ply_cap < 1:
-            raise ArenaError(f"seed must be >= 0 and ply cap >= 1 (got {self.seed}, {self.ply_cap})")
-        if any(v is not None and not v > 0 for v in (self.time_s, self.depth, self.sims)):
-            raise ArenaError("budget time, depth and sims must be > 0")
-        if self.mode == "sprt":
-            try:
-                self.sprt()
-            except ValueError as e:
-                raise ArenaError(str(e)) from None
-
-    @property
-    def rounds(self) -> int:
-        """Colour-swapped game pairs per pairing."""
-        return self.games_per_pairing // 2
-
-    def budget(self) -> Budget | None:
-        b = Budget(time_s=self.time_s, depth=self.depth, sims=self.sims)
-        return None if b.is_empty() else b
-
-    def pairings(self) -> list[tuple[int, int]]:
-        """Player index pairs ``(i, j)``; results are reported from ``i``'s side."""
-        n = len(self.players)
-        if self.mode == "roundrobin":
-            return [(i, j) for i in range(n) for j in range(i + 1, n)]
-        return [(0, j) for j in range(1, n)]
-
-    def sprt(self) -> Sprt:
-        return Sprt(self.elo0, self.elo1, self.alpha, self.beta)
-
-    def settings(self) -> dict[str, Any]:
-        """The settings as JSON-ready data (SPRT fields only for ``sprt``)."""
-        out = asdict(self)
-        out["players"] = list(self.players)
-        if self.mode != "sprt":
-            for key in ("elo0", "elo1", "alpha", "beta"):
-                del out[key]
-        return out
-
-
-def default_out_dir(config: ArenaConfig, root: str | Path = "runs/arena") -> Path:
-    """``root/MODE-HASH``, the hash of the settings: rerunning a command resumes it."""
-    digest = hashlib.sha1(json.dumps(config.settings(), sort_keys=True).encode()).hexdigest()[:10]
-    return Path(root) / f"{config.mode}-{digest}"
+from .report import ArenaReport, Tally, build_report, format_report, write_report
 
 
 def resolve_openings(config: ArenaConfig) -> list[str]:
@@ -278,7 +179,7 @@ def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str,
     ``handle`` returns False to stop taking new tasks (games already running still finish and
     are handled). On an exception (from a game, from ``handle``, Ctrl-C) unfinished games are
     abandoned: the worker processes are stopped and the exception propagates. Worker processes
-    import ``modules`` first (where player kinds beyond ``training.players`` are registered).
+    import ``modules`` first (where player kinds beyond ``players.registry`` are registered).
     """
     if workers <= 1:
         for task in tasks:
@@ -425,7 +326,7 @@ def check_players(config: ArenaConfig) -> list[str]:
 
     Returns:
         the modules defining the players' classes, for worker processes to import (a kind
-        registered outside ``training.players`` is registered by importing its player's module).
+        registered outside ``players.registry`` is registered by importing its player's module).
     """
     modules = []
     for spec in config.players:
@@ -452,7 +353,7 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
         anchor: the player rated 0 (:func:`resolve_anchor`); may change between reruns.
         progress: show a tqdm bar (stderr) with the running score or the SPRT's LLR.
         on_record: called with each new record after it is stored (tests use it to interrupt).
-        prior_draws: the ratings' prior (``training.ratings.fit_elo``).
+        prior_draws: the ratings' prior (``arena.ratings.fit_elo``).
 
     Raises:
         ArenaError: bad settings or spec, unusable openings, other settings in ``out_dir``.

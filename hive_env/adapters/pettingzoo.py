@@ -17,13 +17,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .actions import IllegalActionError, action_to_move
-from .encode import MAX_LEGAL, graph_dims, observe
-from .errors import HiveError
-from .game import Game
-from .gym_env import game_outcome, observation_space
-from .pieces import parse_game_type
-from .vec_env import DEFAULT_PLY_CAP
+from ..actions import IllegalActionError, action_to_move
+from ..encode import MAX_LEGAL, graph_dims, observe
+from ..errors import HiveError
+from ..game import Game
+from ..outcome import DEFAULT_PLY_CAP
+from ..pieces import parse_game_type
+from .gym import game_outcome, observation_space
 
 AGENTS = ("white", "black")
 

@@ -15,9 +15,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .arena import ArenaConfig, format_report, run_arena
+from arena.arena import ArenaConfig, format_report, run_arena
+from hive_env.outcome import DEFAULT_PLY_CAP
+
 from .checkpoint import CheckpointStore
-from .loop import Run, RunConfig
+from .config import RunConfig
+from .loop import Run
 
 
 def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
@@ -28,10 +31,10 @@ def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
 class Evaluation:
     """The evaluation hook of a run (see the module docstring)."""
 
-    def __init__(self, cfg: RunConfig, keep: int = 20, log=print):
+    def __init__(self, cfg: RunConfig, log=print):
         self.cfg = cfg
-        self.ev: dict[str, Any] = dict(cfg.eval)
-        self.keep = keep
+        self.ev = cfg.eval
+        self.keep = cfg.train.keep_checkpoints
         self.log = log
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
         self.best = self.ckpts.dir / "best.pt"
@@ -39,24 +42,24 @@ class Evaluation:
 
     def _arena(self, mode: str, players: tuple[str, ...], games: int, out: Path, **extra):
         config = ArenaConfig(mode=mode, players=players, games_per_pairing=games,
-                             game_type=self.cfg.game_type, seed=self.cfg.seed,
-                             openings=f"random:{int(self.ev.get('openings_plies', 2))}",
-                             ply_cap=max(self.cfg.ply_cap, 10), **extra)
+                             game_type=self.cfg.env.game_type, seed=self.cfg.seed,
+                             openings=f"random:{self.ev.openings_plies}",
+                             ply_cap=self.cfg.env.ply_cap or DEFAULT_PLY_CAP, **extra)
         anchor = "random" if "random" in players else None
-        return run_arena(config, out, workers=int(self.ev.get("workers", 1)), anchor=anchor, progress=False)
+        return run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False)
 
     def on_checkpoint(self, run: Run, step: int) -> None:
         """Evaluate the checkpoint just published (every ``eval.every``-th one): a gauntlet
         against the baselines and the previous best, then the gating decision."""
-        every = int(self.ev.get("every", 1))
+        every = self.ev.every
         self.count += 1
         if every <= 0 or self.count % every:
             self.ckpts.prune(self.keep)
             return
-        sims = int(self.ev.get("sims", 32))
+        sims = self.ev.sims
         path = self.ckpts.path(step)
         me = az_spec(path, sims, self.cfg.device)
-        opponents = tuple(self.ev.get("opponents", ["random"]))
+        opponents = self.ev.opponents
         rival = None
         if self.best.exists():  # a frozen copy: best.pt may change while the arena reads it
             best_copy = self.cfg.run_dir / "eval" / f"best_before_{step:08d}.pt"
@@ -65,18 +68,18 @@ class Evaluation:
             rival = az_spec(best_copy, sims, self.cfg.device)
             opponents = (*opponents, rival)
         out = self.cfg.run_dir / "eval" / f"step_{step:08d}"
-        report = self._arena("gauntlet", (me, *opponents), int(self.ev.get("games", 10)), out)
+        report = self._arena("gauntlet", (me, *opponents), self.ev.games, out)
         scores = {}
         for _, j, stats in report.pairings:
             spec = report.config.players[j]
             name = "best" if spec == rival else spec.split(":")[0]
             scores[name] = stats.score
-            run.writer.add_scalar(f"eval/score_vs_{name}", stats.score, step)
+            run.metrics.scalar(f"eval/score_vs_{name}", stats.score, step)
         if report.fit is not None and "random" in opponents:
-            run.writer.add_scalar("eval/elo_vs_random", float(report.fit.elo[0]), step)
+            run.metrics.scalar("eval/elo_vs_random", float(report.fit.elo[0]), step)
         self.log(f"step {step}: " + ", ".join(f"{k} {v:.2f}" for k, v in scores.items()))
         promoted = self._promote(step, me, rival, scores.get("best"))
-        run.writer.add_scalar("eval/promoted", float(promoted), step)
+        run.metrics.scalar("eval/promoted", float(promoted), step)
         if promoted:
             shutil.copyfile(path, self.best)
             self.log(f"step {step}: best.pt is now this checkpoint")
@@ -84,21 +87,20 @@ class Evaluation:
 
     def _promote(self, step: int, me: str, rival: str | None, score_vs_best: float | None) -> bool:
         """The gating decision (see the module docstring)."""
-        gating = self.ev.get("gating", "none")
+        gating = self.ev.gating
         if gating == "none" or rival is None:
             return True
         if gating == "score":
-            return score_vs_best is not None and score_vs_best >= float(self.ev.get("gate_score", 0.55))
-        report = self._arena("sprt", (me, rival), int(self.ev.get("sprt_max_games", 200)),
+            return score_vs_best is not None and score_vs_best >= self.ev.gate_score
+        report = self._arena("sprt", (me, rival), self.ev.sprt_max_games,
                              self.cfg.run_dir / "eval" / f"gate_{step:08d}", elo0=0.0, elo1=20.0)
         return report.decision == "H1"
 
     def final_match(self, path: Path, run: Run) -> Any:
         """The final network against ``eval.final_opponents``; prints and returns the report."""
-        opponents = tuple(self.ev.get("final_opponents", ["random"]))
-        games = int(self.ev.get("final_games", 10))
-        me = az_spec(path, int(self.ev.get("final_sims", self.ev.get("sims", 32))), self.cfg.device)
-        report = self._arena("gauntlet", (me, *opponents), games, self.cfg.run_dir / "eval" / "final")
+        me = az_spec(path, self.ev.final_sims or self.ev.sims, self.cfg.device)
+        report = self._arena("gauntlet", (me, *self.ev.final_opponents), self.ev.final_games,
+                             self.cfg.run_dir / "eval" / "final")
         print(format_report(report))
         for _, j, stats in report.pairings:
             name = report.config.players[j]

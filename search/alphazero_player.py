@@ -10,23 +10,26 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import torch
 
-from hive_env import Game
-from hive_env.board import play
+from players.base import PlayerSpecError
 
 from .checkpoint import load_model
-from .evaluator import make_evaluator, pick_device
+from .leaves import play
 from .mcts import BatchedMCTS, SearchConfig
+from .network import make_evaluator, pick_device
+
+if TYPE_CHECKING:
+    from hive_env import Game
 
 DEFAULT_SIMS = 200
 TIME_CHUNK_SIMS = 16
 
 
 class AlphaZeroPlayer:
-    """Network + batched search (batch of one game) as a :class:`training.players.Player`."""
+    """Network + batched search (batch of one game) as a :class:`players.registry.Player`."""
 
     def __init__(self, ckpt: str | Path, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                  device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero"):
@@ -38,26 +41,22 @@ class AlphaZeroPlayer:
         self.step = state.get("step")
         self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda")
         self.sims = sims
-        self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
-                                   max_nodes=4 * sims + 64)
+        self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct)
         self.seed = seed
         self._mcts: BatchedMCTS | None = None
         self._kept_ply = -1  # ply of the position the kept tree's root holds
 
     def _search_tree(self, game: Game, sims: int) -> BatchedMCTS:
         if self._mcts is None or self._mcts.expansions != game.expansions or self._mcts.config.sims != sims:
-            cfg = SearchConfig(**{**vars(self.config), "sims": sims, "max_nodes": 4 * sims + 64})
+            cfg = SearchConfig(**{**vars(self.config), "sims": sims})
             self._mcts = BatchedMCTS(cfg, 1, game.expansions, self.evaluate)
             self._kept_ply = -1
         mcts = self._mcts
         # Follow the opponent's reply down the kept tree when it is the next ply.
         if self._kept_ply >= 0 and game.ply == self._kept_ply + 1 and game.moves:
-            root = mcts.roots[0]
-            n = mcts.node_count[0, root]
-            first = mcts.node_first[0, root]
-            slots = np.flatnonzero(mcts.edge_move[0, first:first + max(n, 0)] == game.moves[-1])
-            if slots.size:
-                mcts.advance(0, int(slots[0]), game.board, game.hist)
+            slot = mcts.child_slot(0, game.moves[-1])
+            if slot is not None:
+                mcts.advance(0, slot, game.board, game.hist)
         return mcts
 
     def choose(self, game: Game, budget=None) -> int:
@@ -85,3 +84,14 @@ class AlphaZeroPlayer:
 
     def close(self) -> None:
         self._mcts = None
+
+
+def make_player(seed: int, name: str, ckpt: str, sims: int = DEFAULT_SIMS, gumbel: bool = False,
+                device: str = "auto", cpuct: float = 1.5) -> AlphaZeroPlayer:
+    """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint is a
+    spec error for the user."""
+    try:
+        return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
+                               name=name)
+    except Exception as e:
+        raise PlayerSpecError(f"player 'alphazero': {e}") from None

@@ -39,6 +39,7 @@ from hive_env.board import (
 )
 from hive_env.grid import NEIGH
 from hive_env.movegen import can_slide
+from hive_env.outcome import queen_pressure
 from hive_env.pieces import ANT, PIECE_BUG, PIECES_PER_COLOUR, PILLBUG, QUEEN, SPIDER
 from hive_env.pinned import articulation_hexes
 
@@ -100,19 +101,6 @@ DEFAULT_WEIGHTS = make_weights()
 
 
 @njit(cache=True)
-def queen_neighbours(board: np.ndarray, colour: int) -> int:
-    """Occupied cells around ``colour``'s Queen (0 while it is in reserve)."""
-    qh = board[POS + colour * PIECES_PER_COLOUR]
-    if qh < 0:
-        return 0
-    k = 0
-    for d in range(6):
-        if board[TOP + _NEIGH[qh, d]] >= 0:
-            k += 1
-    return k
-
-
-@njit(cache=True)
 def _can_slide_somewhere(board: np.ndarray, h: int) -> bool:
     """Whether the lone ground tile on ``h`` has at least one legal slide (tile lifted)."""
     p = board[TOP + h]
@@ -132,7 +120,7 @@ def _colour_term(board: np.ndarray, colour: int, pinned: np.ndarray, weights: np
     base = colour * PIECES_PER_COLOUR
     exp = board[EXPANSIONS]
     queen_in = board[POS + base] >= 0
-    s = -weights[W_PRESSURE + queen_neighbours(board, colour)]
+    s = -weights[W_PRESSURE + queen_pressure(board, colour)]
     for i in range(PIECES_PER_COLOUR):
         p = base + i
         bug = _BUG[p]

@@ -1,7 +1,7 @@
 """The bridge from numpy observations to the network and back, for search.
 
 ``make_evaluator(model)`` returns the ``evaluate(obs) -> (policy_logits, values)`` callable
-that :class:`training.mcts.BatchedMCTS` takes: one batched forward pass, no gradients,
+that :class:`search.mcts.BatchedMCTS` takes: one batched forward pass, no gradients,
 optional bfloat16 autocast on CUDA. Observations become tensors with ``torch.from_numpy``
 (no copy on the CPU).
 """

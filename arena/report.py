@@ -1,7 +1,7 @@
 """Arena reports: running tallies, ratings tables, CSV/JSON files and the printed summary.
 
-Split from :mod:`training.arena` (which schedules and plays the games): everything here turns a
-list of game records into :class:`ArenaReport` tables (``training.ratings``: Wilson score
+Split from :mod:`arena.arena` (which schedules and plays the games): everything here turns a
+list of game records into :class:`ArenaReport` tables (``arena.ratings``: Wilson score
 intervals with draws, maximum-likelihood Elo) and writes or prints them.
 """
 
@@ -11,27 +11,16 @@ import csv
 import io
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from hive_env.files import write_atomic
+
+from .config import ArenaConfig
 from .ratings import EloFit, PairingStats, fit_elo, pairing_stats, tally
-
-if TYPE_CHECKING:
-    from .arena import ArenaConfig
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``path`` via ``path.tmp`` + fsync + ``os.replace``: readers never see half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 # ----- tallies and report -------------------------------------------------------------------

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from .board import LEVEL, POS, TOP
-from .grid import NEIGH, unwrap
-from .pieces import N_PIECES, PIECE_COLOUR, piece_name
+from ..board import LEVEL, POS, TOP
+from ..grid import NEIGH, unwrap
+from ..pieces import N_PIECES, PIECE_COLOUR, piece_name
 
 _FACE = ("#f4efe1", "#2b2b2b")
 _TEXT = ("#1a1a1a", "#f4f4f4")

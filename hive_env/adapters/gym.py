@@ -22,14 +22,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .actions import IllegalActionError, action_to_move, decode_action
-from .board import BLACK_WINS, DRAW, IN_PROGRESS, WHITE_WINS, compute_status
-from .board import PLY_CAP as _PLY_CAP
-from .encode import MAX_LEGAL, N_GLOBAL_FEATURES, N_NODE_FEATURES, graph_dims, observe
-from .errors import HiveError
-from .game import Game
-from .pieces import parse_game_type
-from .vec_env import DEFAULT_PLY_CAP
+from ..actions import IllegalActionError, action_to_move, decode_action
+from ..board import DRAW, IN_PROGRESS
+from ..encode import MAX_LEGAL, N_GLOBAL_FEATURES, N_NODE_FEATURES, graph_dims, observe
+from ..errors import HiveError
+from ..game import Game
+from ..outcome import DEFAULT_PLY_CAP, is_real_draw, mover_reward
+from ..pieces import parse_game_type
 
 MAX_LEGAL_CAP = 1024  # no position has more legal moves (rules.MAX_MOVES): bounds MOVES_FROM / MOVES_TO
 
@@ -65,15 +64,9 @@ def game_outcome(game: Game) -> tuple[float, bool, bool]:
     status = game.status
     if status == IN_PROGRESS:
         return 0.0, False, False
-    mover = 1 - game.side_to_move
-    if status == WHITE_WINS:
-        return (1.0 if mover == 0 else -1.0), True, False
-    if status == BLACK_WINS:
-        return (1.0 if mover == 1 else -1.0), True, False
-    # a draw: by the rules (terminated) or by the ply cap (truncated)?
-    board = game.board.copy()
-    board[_PLY_CAP] = 0
-    real = compute_status(board, game.hist) == DRAW
+    if status != DRAW:
+        return mover_reward(game.board), True, False
+    real = bool(is_real_draw(game.board.copy(), game.hist))  # by the rules, or by the ply cap?
     return 0.0, real, not real
 
 

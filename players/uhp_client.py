@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from hive_env import Game, HiveError
 
-from .players import Budget, resolve_budget
+from .base import Budget, resolve_budget
 
 _CAPABILITY_BITS = {"Mosquito": 1, "Ladybug": 2, "Pillbug": 4}
 
@@ -38,7 +38,7 @@ def format_time(seconds: float) -> str:
 
 
 class UhpPlayer:
-    """A UHP engine subprocess as a :class:`~training.players.Player`.
+    """A UHP engine subprocess as a :class:`~players.base.Player`.
 
     Args:
         cmd: the engine's command line (a string split like a shell would, or an argv list).
@@ -184,3 +184,12 @@ class UhpPlayer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def make_player(seed: int, name: str, cmd: str, depth: int | None = None, time: float | None = None,
+                timeout: float = 30.0) -> UhpPlayer:
+    """The ``uhp`` spec kind (``players.registry``)."""
+    from .registry import spec_budget
+
+    return UhpPlayer(cmd, default_budget=spec_budget(time, depth, Budget(time_s=1.0)), timeout_s=timeout,
+                     name=name)

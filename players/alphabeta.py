@@ -29,11 +29,26 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from hive_env.board import EXPANSIONS, HIST, IN_PROGRESS, LAST, PASS, PLY, POS, STATUS, play, unplay
+from hive_env import Game
+from hive_env.board import (
+    EXPANSIONS,
+    HIST,
+    IN_PROGRESS,
+    LAST,
+    PASS,
+    PLY,
+    POS,
+    STATUS,
+    move_dest,
+    move_piece,
+    play,
+    unplay,
+)
 from hive_env.grid import NEIGH
 from hive_env.pieces import PIECES_PER_COLOUR
 from hive_env.rules import MAX_MOVES, generate_moves
 
+from .base import Budget, check_in_progress, resolve_budget
 from .heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, terminal_score
 
 MAX_PLY = 64
@@ -88,8 +103,8 @@ def _order_scores(board, moves, n, scores, tt_move, killers, ply, history, noise
             continue
         s = np.int64(history[mv])
         if mv != PASS:
-            p = mv >> 10
-            dst = mv & 1023
+            p = move_piece(mv)
+            dst = move_dest(mv)
             src = board[POS + p]
             if enemy_q >= 0:
                 near_src = src >= 0 and _adjacent(src, enemy_q)
@@ -314,3 +329,40 @@ class AlphaBeta:
         best.nodes = nodes_total
         best.seconds = time.perf_counter() - start
         return best
+
+
+class AlphaBetaPlayer:
+    """Iterative-deepening alpha-beta with the Hive heuristic, as a player.
+
+    Args:
+        default_budget: used when ``choose`` gets no budget (spec ``depth=``/``time=``); depth 3.
+        tt_bits: log2 of the transposition table size.
+        seed: seeds the tie-breaks between equal root moves.
+    """
+
+    def __init__(self, default_budget: Budget | None = None, tt_bits: int = DEFAULT_TT_BITS,
+                 seed: int = 0, name: str = "alphabeta"):
+        self.name = name
+        self.default_budget = default_budget or Budget(depth=3)
+        self.search = AlphaBeta(tt_bits=tt_bits, seed=seed)
+        self.last: SearchResult | None = None
+        """The last ``SearchResult`` (score, depth reached, nodes, seconds), for logs."""
+
+    def choose(self, game: Game, budget: Budget | None = None) -> int:
+        check_in_progress(game)
+        b = resolve_budget(budget, self.default_budget)
+        if b.depth is None and b.time_s is None:
+            b = self.default_budget  # e.g. a sims-only budget meant for AlphaZero
+        self.last = self.search.search(game.board, game.hist, depth=b.depth, time_s=b.time_s)
+        return self.last.move
+
+    def close(self) -> None:
+        pass
+
+
+def make_player(seed: int, name: str, depth: int | None = None, time: float | None = None,
+                tt: int = DEFAULT_TT_BITS) -> AlphaBetaPlayer:
+    """The ``alphabeta`` spec kind (``players.registry``)."""
+    from .registry import spec_budget
+
+    return AlphaBetaPlayer(spec_budget(time, depth, Budget(depth=3)), tt_bits=tt, seed=seed, name=name)

@@ -1,0 +1,1 @@
+"""Adapters of the engine to other RL APIs: ``gym`` (Gymnasium) and ``pettingzoo`` (AEC)."""

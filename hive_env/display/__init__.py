@@ -1,0 +1,1 @@
+"""Boards for people: ``text`` (terminal, with colours) and ``plot`` (matplotlib hexes)."""

@@ -1,0 +1,39 @@
+"""Atomic file writes: readers never see half a file, and a crash leaves the old one intact."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def atomic_open(path: str | Path, mode: str = "wb", **kwargs: Any) -> Iterator[IO]:
+    """Open a temp file beside ``path`` for writing; on success fsync it and rename it over
+    ``path``, on failure delete it. Temp names end in ``.tmp`` (``.NAME.XXXX.tmp``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically; returns the path."""
+    if isinstance(data, str):
+        with atomic_open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(data)
+    else:
+        with atomic_open(path, "wb") as f:
+            f.write(data)
+    return Path(path)

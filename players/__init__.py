@@ -1,0 +1,24 @@
+"""Classical players and the UHP protocol (no torch).
+
+- ``base``: the :class:`Player` interface, :class:`Budget`, :class:`PlayerSpecError`
+- ``registry``: spec strings (``kind:key=value,...``) -> players; kinds imported lazily by name
+- ``simple``: ``random`` and ``greedy``
+- ``heuristic``: the compiled Hive evaluation (queen pressure, mobility, pins)
+- ``alphabeta``: compiled iterative-deepening alpha-beta and its player
+- ``uhp_client``: an external UHP engine as a player
+- ``uhp_server``: this project as a UHP engine (the ``hive-uhp`` state machine)
+"""
+
+from .base import Budget, Player, PlayerSpecError, resolve_budget  # the interface
+from .registry import make_player, parse_spec, player_kinds, register_player  # specs -> players
+
+__all__ = [
+    "Budget",
+    "Player",
+    "PlayerSpecError",
+    "make_player",
+    "parse_spec",
+    "player_kinds",
+    "register_player",
+    "resolve_budget",
+]

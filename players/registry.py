@@ -1,0 +1,218 @@
+"""Players built from spec strings, the same everywhere (arena, ``hive-uhp``, ``hive-play``)::
+
+    kind[:key=value[,key=value]...]
+
+    random                      uniform over legal moves (seeded)
+    greedy                      one ply with the heuristic, ties broken at random (seeded)
+    alphabeta                   alpha-beta search, default depth 3
+    alphabeta:depth=4           ... to depth 4
+    alphabeta:time=0.5          ... iterative deepening for 0.5 s per move
+    uhp:cmd=/path/to/engine     an external UHP engine (default 1 s per move)
+    uhp:cmd=mzinga,depth=2      ... asked for ``bestmove depth 2``
+    alphazero:ckpt=PATH,sims=N  a network guiding tree search (``search.alphazero_player``)
+
+A value may contain commas and spaces (a command line), as long as no comma in it is
+followed by ``word=``. Each kind's factory is named by ``"module:function"`` and imported
+only when a spec of that kind is built, so this package never imports torch or the search.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .base import Budget, Player, PlayerSpecError
+
+
+# ----- spec values ---------------------------------------------------------------------------
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be a whole number >= 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise ValueError("must be a number > 0")
+    return value
+
+
+def text_value(text: str) -> str:
+    if not text:
+        raise ValueError("must not be empty")
+    return text
+
+
+def tt_bits(text: str) -> int:
+    value = int(text)
+    if not 10 <= value <= 28:
+        raise ValueError("must be between 10 and 28")
+    return value
+
+
+# ----- registry ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Kind:
+    factory: Callable[..., Player] | str
+    """The factory, or ``"module:function"`` imported on first use."""
+    params: Mapping[str, Callable[[str], Any]]
+    required: tuple[str, ...]
+    doc: str
+
+    def load(self) -> Callable[..., Player]:
+        if callable(self.factory):
+            return self.factory
+        module, _, attr = self.factory.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+_KINDS: dict[str, _Kind] = {}
+_SPLIT = re.compile(r",(?=\s*[A-Za-z_]\w*\s*=)")
+
+
+def register_player(kind: str, factory: Callable[..., Player] | str,
+                    params: Mapping[str, Callable[[str], Any]] | None = None,
+                    required: tuple[str, ...] = (), doc: str = "") -> None:
+    """Make ``kind`` buildable from specs.
+
+    Args:
+        kind: the spec's first word, e.g. ``"alphazero"``.
+        factory: called as ``factory(seed=..., name=..., **params)`` with parsed values; a
+            ``"module:function"`` string is imported when the first spec of the kind is built.
+        params: key -> parser from text (raises ValueError on a bad value).
+        required: keys that every spec of this kind must give.
+        doc: one line for help texts.
+    """
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", kind):
+        raise ValueError(f"player kind {kind!r} must be lower-case letters, digits or _")
+    _KINDS[kind] = _Kind(factory, dict(params or {}), tuple(required), doc)
+
+
+def player_kinds() -> dict[str, str]:
+    """Registered kinds and their one-line descriptions."""
+    return {k: v.doc for k, v in _KINDS.items()}
+
+
+def kinds_without_required_params() -> list[str]:
+    """Kinds a bare ``kind`` spec can build (the ``hive-uhp`` Player option)."""
+    return [k for k, v in _KINDS.items() if not v.required]
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"kind:key=value,..."`` -> ``(kind, {key: value})``, values still text.
+
+    Raises:
+        PlayerSpecError: empty spec, a part that is not ``key=value``, or a repeated key.
+    """
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip()
+    if not kind:
+        raise PlayerSpecError(f"empty player spec {spec!r} (expected kind[:key=value,...])")
+    options: dict[str, str] = {}
+    if rest.strip():
+        for part in _SPLIT.split(rest):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise PlayerSpecError(f"player spec {spec!r}: {part.strip()!r} is not key=value")
+            if key in options:
+                raise PlayerSpecError(f"player spec {spec!r}: {key!r} given twice")
+            options[key] = value.strip()
+    return kind, options
+
+
+def _resolve(spec: str) -> tuple[str, _Kind, dict[str, str], dict[str, Any]]:
+    """``spec`` -> (kind, its registry entry, raw values, parsed values); see :func:`check_spec`."""
+    kind, raw = parse_spec(spec)
+    entry = _KINDS.get(kind)
+    if entry is None:
+        raise PlayerSpecError(f"unknown player kind {kind!r} (known: {', '.join(sorted(_KINDS))})")
+    values: dict[str, Any] = {}
+    for key, text in raw.items():
+        parser = entry.params.get(key)
+        if parser is None:
+            known = ", ".join(sorted(entry.params)) or "none"
+            raise PlayerSpecError(f"player {kind!r} has no option {key!r} (options: {known})")
+        try:
+            values[key] = parser(text)
+        except ValueError as e:
+            raise PlayerSpecError(f"player {kind!r}: bad {key}={text!r}: {e}") from None
+    missing = [k for k in entry.required if k not in values]
+    if missing:
+        raise PlayerSpecError(f"player {kind!r} needs {', '.join(k + '=...' for k in missing)}")
+    return kind, entry, raw, values
+
+
+def check_spec(spec: str) -> None:
+    """Check a spec as :func:`make_player` would, without building the player (nothing is
+    imported or loaded: a checkpoint path is not opened, an engine not started).
+
+    Raises:
+        PlayerSpecError: unknown kind, unknown or missing key, or a bad value.
+    """
+    _resolve(spec)
+
+
+def make_player(spec: str, seed: int = 0) -> Player:
+    """Build a player from a spec string (see the module docstring).
+
+    Args:
+        spec: e.g. ``"alphabeta:depth=3"``.
+        seed: seeds the player's random choices.
+
+    Raises:
+        PlayerSpecError: unknown kind, unknown or missing key, or a bad value.
+    """
+    kind, entry, raw, values = _resolve(spec)
+    name = kind if not raw else kind + ":" + ",".join(f"{k}={v}" for k, v in raw.items())
+    return entry.load()(seed=seed, name=name, **values)
+
+
+# ----- built-in kinds ----------------------------------------------------------------------------
+def flag(text: str) -> bool:
+    """``1/true/yes/on`` or ``0/false/no/off``."""
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected 1/0, true/false, yes/no or on/off")
+
+
+def spec_budget(time: float | None, depth: int | None, default: Budget) -> Budget:
+    """The budget of a spec's ``time=``/``depth=``, or ``default`` when it gives neither."""
+    b = Budget(time_s=time, depth=depth)
+    return default if b.is_empty() else b
+
+
+def _random(seed: int, name: str) -> Player:
+    from .simple import RandomPlayer
+
+    return RandomPlayer(seed, name)
+
+
+def _greedy(seed: int, name: str) -> Player:
+    from .simple import GreedyPlayer
+
+    return GreedyPlayer(seed, name)
+
+
+register_player("random", _random, doc="uniform over legal moves")
+register_player("greedy", _greedy, doc="one ply with the heuristic")
+register_player("alphabeta", "players.alphabeta:make_player",
+                {"depth": positive_int, "time": positive_float, "tt": tt_bits},
+                doc="alpha-beta search (depth=N, time=SECONDS; default depth=3)")
+register_player("uhp", "players.uhp_client:make_player",
+                {"cmd": text_value, "depth": positive_int, "time": positive_float, "timeout": positive_float},
+                required=("cmd",),
+                doc="external UHP engine (cmd=COMMAND, depth=N or time=SECONDS; default time=1)")
+register_player("alphazero", "search.alphazero_player:make_player",
+                {"ckpt": text_value, "sims": positive_int, "gumbel": flag, "device": text_value,
+                 "cpuct": positive_float},
+                required=("ckpt",),
+                doc="network + tree search (ckpt=PATH, sims=N, gumbel=1, device=auto|cpu|cuda)")

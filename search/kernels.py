@@ -1,0 +1,277 @@
+"""Compiled search kernels: select leaves, then expand and back up, for B trees at once.
+
+Each kernel is one per-game body (``_select_game``, ``_expand_backup_game``) and two wrappers
+that call it for every game: a serial loop and a parallel ``prange`` loop (thread start-up
+costs more than the work when there are few games, see ``PARALLEL_MIN_GAMES``). Games never
+touch each other's rows, so both wrappers give the same trees.
+
+numba note: the bodies copy the tree's array fields into locals before writing them; writes
+through a tuple field inside ``prange`` have been seen to go wrong silently
+(``tests/test_mcts.py`` compares batched and per-game searches to guard this).
+
+Selection (PUCT, AlphaZero): ``argmax_e  Q(e) + c_puct * P(e) * sqrt(N(parent)) / (1 + N(e))``,
+an unvisited child valued at ``Q(parent) - fpu``. Gumbel root: the remaining candidate with
+the fewest visits, which visits the candidates of a halving phase equally.
+With ``leaves_per_tree > 1`` each selected path gets a virtual loss (it looks lost to its
+choosers) until it is backed up, so that the next leaf of the step looks elsewhere.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from numba import njit, prange
+
+from .leaves import is_finished, play, terminal_value
+from .tree import (
+    LEAF_COLLISION,
+    LEAF_EVAL,
+    LEAF_NO_ROOM,
+    LEAF_NONE,
+    LEAF_TERMINAL,
+    NO_NODE,
+    UNEXPANDED,
+)
+
+PARALLEL_MIN_GAMES = 8
+"""Games from which the parallel wrappers pay off."""
+
+
+class SelectParams(NamedTuple):
+    """Scalars of the select kernel (see ``search.mcts.SearchConfig``)."""
+
+    c_puct: float
+    fpu_reduction: float
+    root_fpu_reduction: float
+    virtual_loss: float
+    gumbel: bool
+
+
+# ----- selection ----------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_child, c_puct, fpu):
+    """PUCT: the edge maximising Q + c * P * sqrt(N) / (1 + n) (first on ties)."""
+    n_parent = node_visits[b, node]
+    q_parent = node_wsum[b, node] / n_parent if n_parent > 0 else 0.0
+    sq = math.sqrt(max(n_parent, 1.0))
+    best = first
+    best_score = -1e30
+    for e in range(first, first + count):
+        child = edge_child[b, e]
+        if child != NO_NODE and node_visits[b, child] > 0:
+            q = -node_wsum[b, child] / node_visits[b, child]
+            n = node_visits[b, child]
+        else:
+            q = q_parent - fpu
+            n = 0.0
+        score = q + c_puct * edge_prior[b, e] * sq / (1.0 + n)
+        if score > best_score:
+            best_score = score
+            best = e
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _forced_root_edge(b, first, count, node_visits, edge_child, cand):
+    """Gumbel root: the remaining candidate with the fewest visits (first on ties)."""
+    best = -1
+    best_n = 1e30
+    for i in range(count):
+        if cand[b, i] == 0:
+            continue
+        child = edge_child[b, first + i]
+        n = node_visits[b, child] if child != NO_NODE else 0.0
+        if n < best_n:
+            best_n = n
+            best = first + i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
+    """Select ``want[b]`` leaves of game b (rows ``b * L ..``); the other rows get ``LEAF_NONE``."""
+    roots, n_nodes = tree.roots, tree.n_nodes
+    node_parent, node_first, node_count = tree.node_parent, tree.node_first, tree.node_count
+    node_visits, node_wsum = tree.node_visits, tree.node_wsum
+    node_terminal, node_terminal_value = tree.node_terminal, tree.node_terminal_value
+    edge_move, edge_prior, edge_child = tree.edge_move, tree.edge_prior, tree.edge_child
+    leaf_boards, leaf_hists, leaf_node = leaves.boards, leaves.hists, leaves.node
+    leaf_status, leaf_value = leaves.status, leaves.value
+    L = leaf_node.shape[0] // roots.shape[0]
+    N = node_parent.shape[1]
+    root = roots[b]
+    for k in range(L):
+        i = b * L + k
+        leaf_status[i] = LEAF_NONE
+        leaf_node[i] = NO_NODE
+        if k >= want[b]:
+            continue
+        leaf_boards[i, :] = root_boards[b]
+        leaf_hists[i, :] = root_hists[b]
+        node = root
+        status = LEAF_COLLISION
+        while True:
+            if node_terminal[b, node]:
+                status = LEAF_TERMINAL
+                leaf_value[i] = node_terminal_value[b, node]
+                break
+            count = node_count[b, node]
+            if count == UNEXPANDED:
+                break  # created by an earlier leaf of this step, awaiting evaluation
+            if params.gumbel and node == root:
+                e = _forced_root_edge(b, node_first[b, node], count, node_visits, edge_child, cand)
+            else:
+                fpu = params.root_fpu_reduction if node == root else params.fpu_reduction
+                e = _pick_edge(b, node, node_first[b, node], count, node_visits, node_wsum, edge_prior,
+                               edge_child, params.c_puct, fpu)
+            play(leaf_boards[i], leaf_hists[i], edge_move[b, e])
+            child = edge_child[b, e]
+            if child == NO_NODE:
+                if n_nodes[b] >= N:
+                    status = LEAF_NO_ROOM
+                    break
+                child = n_nodes[b]
+                n_nodes[b] += 1
+                edge_child[b, e] = child
+                node_parent[b, child] = node
+                node_count[b, child] = UNEXPANDED
+                node_visits[b, child] = 0.0
+                node_wsum[b, child] = 0.0
+                node_terminal[b, child] = is_finished(leaf_boards[i])
+                node = child
+                if node_terminal[b, child]:
+                    node_terminal_value[b, child] = terminal_value(leaf_boards[i])
+                    leaf_value[i] = node_terminal_value[b, child]
+                    status = LEAF_TERMINAL
+                else:
+                    status = LEAF_EVAL
+                break
+            node = child
+        leaf_status[i] = status
+        if status == LEAF_EVAL or status == LEAF_TERMINAL:
+            leaf_node[i] = node
+            v = node
+            while v != root:  # virtual loss: the path looks lost to its choosers
+                node_visits[b, v] += params.virtual_loss
+                node_wsum[b, v] += params.virtual_loss
+                v = node_parent[b, v]
+
+
+@njit(cache=True, nogil=True)
+def select_serial(tree, root_boards, root_hists, want, leaves, params, cand):
+    """Select leaves in every game, one game after another.
+
+    Args:
+        tree: the :class:`search.tree.Tree`; gains at most ``want[b]`` nodes in game b
+            (room for them is the caller's duty: ``LEAF_NO_ROOM`` otherwise).
+        root_boards: [B, BOARD_SIZE] int16 root positions; root_hists: [B, HIST] uint64.
+        want: [B] int32 leaves to select per game (at most leaves_per_tree).
+        leaves: the :class:`search.leaves.LeafBatch` of B * leaves_per_tree rows, written.
+        params: :class:`SelectParams`.
+        cand: [B, M] int8 Gumbel root candidates (1 = still in), by root slot.
+    """
+    for b in range(tree.roots.shape[0]):
+        _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def select_parallel(tree, root_boards, root_hists, want, leaves, params, cand):
+    """:func:`select_serial` in parallel over games."""
+    for b in prange(tree.roots.shape[0]):
+        _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand)
+
+
+# ----- expansion and backup -----------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _softmax_into(logits, n, out, first):
+    """``out[first:first + n] = softmax(logits[:n])``."""
+    m = -1e30
+    for j in range(n):
+        if logits[j] > m:
+            m = logits[j]
+    s = 0.0
+    for j in range(n):
+        out[first + j] = math.exp(logits[j] - m)
+        s += out[first + j]
+    for j in range(n):
+        out[first + j] /= s
+
+
+@njit(cache=True, nogil=True)
+def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
+    """Expand game b's evaluated leaves and back up every performed simulation."""
+    roots, n_edges = tree.roots, tree.n_edges
+    node_parent, node_first, node_count = tree.node_parent, tree.node_first, tree.node_count
+    node_visits, node_wsum = tree.node_visits, tree.node_wsum
+    edge_move, edge_action, edge_child = tree.edge_move, tree.edge_action, tree.edge_child
+    edge_prior, edge_prior_raw = tree.edge_prior, tree.edge_prior_raw
+    leaf_node, leaf_status, leaf_value, leaf_row = leaves.node, leaves.status, leaves.value, leaves.row
+    L = leaf_node.shape[0] // roots.shape[0]
+    E = edge_move.shape[1]
+    root = roots[b]
+    for k in range(L):
+        i = b * L + k
+        status = leaf_status[i]
+        if status != LEAF_EVAL and status != LEAF_TERMINAL:
+            continue
+        node = leaf_node[i]
+        value = leaf_value[i]
+        if status == LEAF_EVAL:
+            r = leaf_row[i]
+            value = values[r]
+            n = n_legal[r]
+            if n_edges[b] + n > E:
+                leaf_status[i] = LEAF_NO_ROOM
+                continue
+            first = n_edges[b]
+            n_edges[b] += n
+            for j in range(n):
+                edge_move[b, first + j] = moves[r, j]
+                edge_action[b, first + j] = legal_actions[r, j]
+                edge_child[b, first + j] = NO_NODE
+            _softmax_into(logits[r], n, edge_prior[b], first)
+            for j in range(n):
+                edge_prior_raw[b, first + j] = edge_prior[b, first + j]
+            node_first[b, node] = first
+            node_count[b, node] = n
+        v = node
+        while True:
+            if v != root:
+                node_visits[b, v] -= virtual_loss
+                node_wsum[b, v] -= virtual_loss
+            node_visits[b, v] += 1.0
+            node_wsum[b, v] += value
+            if v == root:
+                break
+            value = -value  # zero-sum: the parent's mover sees the opposite
+            v = node_parent[b, v]
+
+
+@njit(cache=True, nogil=True)
+def expand_backup_serial(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
+    """Expand the evaluated leaves and back up all performed simulations, game after game.
+
+    Args:
+        tree: the :class:`search.tree.Tree`; game b gains the edges of its evaluated leaves
+            (room for them is the caller's duty: ``LEAF_NO_ROOM`` otherwise, nothing backed up).
+        leaves: the :class:`search.leaves.LeafBatch` the select kernel wrote.
+        logits: [K, M] float32 policy logits of the K evaluated leaves (``leaves.row``).
+        values: [K] float32 their values, for the side to move there.
+        moves: [K, MAX_MOVES] int32 their legal moves; legal_actions: [K, M] int32 action ids;
+        n_legal: [K] int32 legal move counts.
+        virtual_loss: the virtual loss the select kernel added, taken off again.
+    """
+    for b in range(tree.roots.shape[0]):
+        _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def expand_backup_parallel(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
+    """:func:`expand_backup_serial` in parallel over games."""
+    for b in prange(tree.roots.shape[0]):
+        _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss)

@@ -1,0 +1,117 @@
+"""Leaf positions: the one door of ``search/`` into the game engine (``hive_env``).
+
+The kernels rebuild a leaf's position by replaying its path from the root board with
+``play`` (re-exported here), score finished positions with ``terminal_value``, and the
+driver turns the leaves that need the network into one observation batch with
+:class:`LeafEncoder`. Everything else in ``search/`` sees only arrays.
+
+Leaf rows: the leaves of one search step are rows ``i = b * L + k`` of a :class:`LeafBatch`
+(game b, its k-th leaf, ``L = leaves_per_tree``); the status codes are in ``search.tree``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from hive_env.board import BOARD_SIZE, HIST, IN_PROGRESS, PLY, STATUS, play
+from hive_env.encode import (
+    CHUNK,
+    MAX_LEGAL,
+    allocate_moves,
+    allocate_observation,
+    encode_batch_kernel,
+    encode_games,
+    obs_tuple,
+    observe_batch_with_moves,
+    raise_encoding_errors,
+)
+from hive_env.outcome import terminal_value
+
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "LeafBatch", "LeafEncoder", "allocate_leaves", "is_finished",
+           "observe_roots", "play", "position_key", "terminal_value"]
+
+
+class LeafBatch(NamedTuple):
+    """The leaves selected in one search step (R = B * leaves_per_tree rows).
+
+    Fields:
+        boards: [R, BOARD_SIZE] int16 leaf positions (root board + the path's moves).
+        hists: [R, HIST] uint64 their hash rings (repetition draws need them).
+        node: [R] int32 leaf node, ``NO_NODE`` when the row selected nothing.
+        status: [R] int8 a ``LEAF_*`` code of ``search.tree``.
+        value: [R] float32 exact value of a terminal leaf, for its side to move.
+        row: [R] int32 row of the leaf in the network batch (``LEAF_EVAL`` rows only).
+    """
+
+    boards: np.ndarray
+    hists: np.ndarray
+    node: np.ndarray
+    status: np.ndarray
+    value: np.ndarray
+    row: np.ndarray
+
+
+def allocate_leaves(rows: int) -> LeafBatch:
+    """An empty :class:`LeafBatch` of ``rows`` rows (filled by the select kernel)."""
+    return LeafBatch(np.zeros((rows, BOARD_SIZE), np.int16), np.zeros((rows, HIST), np.uint64),
+                     np.full(rows, -1, np.int32), np.zeros(rows, np.int8), np.zeros(rows, np.float32),
+                     np.full(rows, -1, np.int32))
+
+
+@njit(cache=True, nogil=True)
+def is_finished(board: np.ndarray) -> bool:
+    """Whether the game is over at ``board`` (a terminal node)."""
+    return board[STATUS] != IN_PROGRESS
+
+
+def position_key(board: np.ndarray, hist: np.ndarray) -> int:
+    """Identity of a root position: its hash and ply (tree reuse must match both)."""
+    ply = int(board[PLY])
+    return (int(hist[ply % HIST]) & 0x7FFF_FFFF_FFFF) * 1024 + (ply & 1023)
+
+
+def observe_roots(boards: np.ndarray, max_legal: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Observations of the root positions and their legal moves ``[B, MAX_MOVES] int32``
+    (slot m of game b is the move of ``legal_actions[b, m]``)."""
+    return observe_batch_with_moves(boards, max_legal)
+
+
+@njit(cache=True, nogil=True)
+def _encode_serial(boards, obs, moves, errors):
+    encode_games(boards, obs, moves, errors, 0, boards.shape[0])
+
+
+class LeafEncoder:
+    """Reusable observation buffers for up to ``rows`` leaves of one game type.
+
+    Args:
+        rows: most leaves encoded at once (B * leaves_per_tree).
+        expansions: game type bits.
+        max_legal: M of the observations.
+    """
+
+    def __init__(self, rows: int, expansions: int, max_legal: int):
+        self.max_legal = max_legal
+        self._obs = allocate_observation(rows, expansions, max_legal)
+        self._moves = allocate_moves(rows)
+        self._errors = np.zeros(rows, np.int8)
+
+    def encode(self, boards: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Observations of ``boards`` ([K, BOARD_SIZE] int16) and their moves [K, MAX_MOVES] int32.
+
+        The arrays are views of this encoder's buffers: valid until the next call.
+
+        Raises:
+            EncodingError: a position does not fit the observation padding.
+        """
+        k = boards.shape[0]
+        obs = {key: v[:k] for key, v in self._obs.items()}
+        moves, errors = self._moves[:k], self._errors[:k]
+        errors[:] = 0
+        encode = encode_batch_kernel if k > CHUNK else _encode_serial
+        encode(boards, obs_tuple(obs), moves, errors)
+        raise_encoding_errors(errors, self.max_legal)
+        return obs, moves

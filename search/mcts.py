@@ -1,0 +1,471 @@
+"""Batched AlphaZero tree search (PUCT, or a Gumbel root) over many games at once.
+
+Each search step selects up to ``leaves_per_tree`` leaves in every tree with a compiled kernel
+(``search.kernels``), encodes the leaves that need the network (``search.leaves``), evaluates
+them in **one** call of the injected ``evaluate`` function, and expands and backs up with a
+second kernel. No Python runs per node on this path; per game only at Gumbel phase ends.
+
+``evaluate(obs) -> (policy_logits [L, M] float32, values [L] float32)`` receives the
+observation dict of ``hive_env.encode`` for L leaves; values are for the side to move.
+
+Every search performs exactly its simulations per game (``SearchResult.sims_done``):
+``sims`` with PUCT, the halving schedule's total with the Gumbel root, 0 when the root is
+finished. Room is made before each kernel call (``search.tree.grow_tree``), a leaf that runs
+into a node still awaiting evaluation is selected again in the next step, and a game that
+has done its simulations selects nothing. Simulations ending in a finished position count.
+
+Trees are kept between moves (tree reuse) until a tree holds ``max_nodes`` nodes; then it is
+dropped at the next move, which bounds memory (nodes, and so edges: at most M per node).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import gumbel
+from .kernels import (
+    PARALLEL_MIN_GAMES,
+    SelectParams,
+    expand_backup_parallel,
+    expand_backup_serial,
+    select_parallel,
+    select_serial,
+)
+from .leaves import (
+    BOARD_SIZE,
+    HIST,
+    MAX_LEGAL,
+    LeafBatch,
+    LeafEncoder,
+    allocate_leaves,
+    observe_roots,
+    position_key,
+)
+from .tree import (
+    LEAF_COLLISION,
+    LEAF_EVAL,
+    LEAF_NO_ROOM,
+    LEAF_TERMINAL,
+    NO_NODE,
+    UNEXPANDED,
+    Tree,
+    allocate_tree,
+    grow_tree,
+    reset_trees_,
+)
+
+Evaluate = Callable[[dict], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Search settings (reference values: AlphaZero, KataGo, Gumbel MuZero papers).
+
+    Args:
+        sims: simulations per move (AlphaZero: 800; Gumbel works down to ~16; with the
+            Gumbel root a few more may run so that every candidate is visited each phase).
+        c_puct: exploration constant of PUCT (AlphaZero ~1.25-2.5).
+        fpu_reduction: an unvisited child is valued as its parent minus this (KataGo 0.2).
+        root_fpu_reduction: the same at the root, where breadth matters more (Leela: 0).
+        dirichlet_alpha: root noise concentration (chess 0.3; ~10 / typical legal moves).
+        dirichlet_eps: weight of root noise in self-play (AlphaZero 0.25); 0 disables.
+        leaves_per_tree: leaves selected per tree per network call (virtual loss when > 1).
+        virtual_loss: visits of loss added to a pending path.
+        gumbel: use the Gumbel root instead of PUCT + Dirichlet at the root.
+        gumbel_m: candidate actions sampled at the root (paper: 16); per game at most its
+            number of legal moves.
+        gumbel_c_visit, gumbel_c_scale: sigma(q) = (c_visit + max N) * c_scale * q (50, 0.1).
+        tree_reuse: keep the chosen child's subtree for the next move.
+        max_nodes: nodes a kept tree may hold: a tree that could not take one more search
+            within it is dropped at the next move (0 = 3 * nodes_per_search + 64). At least
+            ``nodes_per_search`` (one search's nodes). Not a hard cap: arrays grow on demand.
+        edges_per_node: initial edge room per node (typical legal moves: Base ~30,
+            Base+MLP 50-150); the edge arrays grow on demand.
+    """
+
+    sims: int = 64
+    c_puct: float = 1.5
+    fpu_reduction: float = 0.2
+    root_fpu_reduction: float = 0.0
+    dirichlet_alpha: float = 0.3
+    dirichlet_eps: float = 0.25
+    leaves_per_tree: int = 1
+    virtual_loss: float = 1.0
+    gumbel: bool = False
+    gumbel_m: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 0.1
+    tree_reuse: bool = True
+    max_nodes: int = 0
+    edges_per_node: int = 64
+
+    def __post_init__(self):
+        if self.sims < 1:
+            raise ValueError(f"search.sims must be >= 1, got {self.sims}")
+        if self.leaves_per_tree < 1:
+            raise ValueError(f"search.leaves_per_tree must be >= 1, got {self.leaves_per_tree}")
+        if not 0 <= self.dirichlet_eps <= 1:
+            raise ValueError(f"search.dirichlet_eps must be in [0, 1], got {self.dirichlet_eps}")
+        if self.c_puct <= 0:
+            raise ValueError(f"search.c_puct must be > 0, got {self.c_puct}")
+        if self.gumbel_m < 1:
+            raise ValueError(f"search.gumbel_m must be >= 1, got {self.gumbel_m}")
+        if self.edges_per_node < 1:
+            raise ValueError(f"search.edges_per_node must be >= 1, got {self.edges_per_node}")
+        if self.max_nodes and self.max_nodes < self.nodes_per_search:
+            raise ValueError(f"search.max_nodes must be 0 (automatic) or >= {self.nodes_per_search} "
+                             f"(one search's nodes: simulations + root), got {self.max_nodes}")
+
+    def sims_per_search(self, n_legal: int) -> int:
+        """Simulations one search performs at a root with ``n_legal`` moves (0: finished)."""
+        if n_legal <= 0:
+            return 0
+        if not self.gumbel:
+            return self.sims
+        return gumbel.halving_schedule(self.sims, min(self.gumbel_m, n_legal))[-1]
+
+    @property
+    def nodes_per_search(self) -> int:
+        """Most nodes one search adds to a tree (one per simulation), plus its root."""
+        return max(self.sims_per_search(n) for n in range(1, self.gumbel_m + 1)) + 1
+
+    @property
+    def node_limit(self) -> int:
+        """``max_nodes``, or its automatic value."""
+        return self.max_nodes or 3 * self.nodes_per_search + 64
+
+
+@dataclass
+class SearchResult:
+    """Root statistics of one search, aligned with the root's legal-move slots.
+
+    Arrays: moves/actions [B, M] int32 (-1 padded), visits [B, M] float32, policy [B, M]
+    float32 (training target: visit shares, or the Gumbel improved policy), n_legal [B] int32,
+    chosen [B] int32 slot of the move to play (-1 for finished games), value [B] float32 root
+    value, sims_done [B] int32 simulations this search performed (``sims`` or the Gumbel
+    schedule's total; 0 for finished games).
+    """
+
+    moves: np.ndarray
+    actions: np.ndarray
+    visits: np.ndarray
+    policy: np.ndarray
+    n_legal: np.ndarray
+    chosen: np.ndarray
+    value: np.ndarray
+    sims_done: np.ndarray
+
+
+@dataclass
+class _Search:
+    """The state of one search call (never kept between calls).
+
+    boards/hists: the roots; n_legal [B]; logits [B, M] float32 and values [B] the network's
+    root output; rngs: one per game; ends [B, P] int64 cumulative simulations at the end of
+    each phase (PUCT: one phase; padded with the total), phase [B] the current phase, last [B]
+    the game's last phase, done [B] simulations performed;
+    g [B, M] Gumbel noise and cand [B, M] int8 root candidates (Gumbel only); leaves: the
+    step's leaf rows.
+    """
+
+    boards: np.ndarray
+    hists: np.ndarray
+    n_legal: np.ndarray
+    logits: np.ndarray
+    values: np.ndarray
+    rngs: list
+    ends: np.ndarray
+    phase: np.ndarray
+    last: np.ndarray
+    done: np.ndarray
+    g: np.ndarray
+    cand: np.ndarray
+    leaves: LeafBatch
+
+
+class BatchedMCTS:
+    """Tree search for B games of one game type, with optional tree reuse between moves.
+
+    Args:
+        config: search settings.
+        batch: number of games B.
+        expansions: game type bits of every game.
+        evaluate: the network (see the module docstring); may be replaced between searches.
+        max_legal: M of the observations.
+    """
+
+    def __init__(self, config: SearchConfig, batch: int, expansions: int, evaluate: Evaluate,
+                 max_legal: int = MAX_LEGAL):
+        self.config = config
+        self.B = batch
+        self.expansions = expansions
+        self.evaluate = evaluate
+        self.max_legal = max_legal
+        per_search = config.nodes_per_search
+        self.tree: Tree = allocate_tree(batch, config.node_limit, per_search * config.edges_per_node)
+        self.root_key = np.full(batch, -1, np.int64)  # position_key of the position each root holds
+        self._encoder = LeafEncoder(batch * config.leaves_per_tree, expansions, max_legal)
+        self.timings = {"tree": 0.0, "env": 0.0, "net": 0.0, "sims": 0, "collisions": 0, "resets": 0}
+        """Seconds in tree kernels, leaf encoding and the network; simulations performed;
+        leaf selections that ran into a pending node and were retried (leaves_per_tree > 1);
+        kept trees dropped for size at ``advance``."""
+
+    # ----- tree bookkeeping ---------------------------------------------------------------------
+    def reset(self, games: np.ndarray | None = None) -> None:
+        """Forget the trees of ``games`` (all by default)."""
+        idx = np.arange(self.B) if games is None else np.asarray(games)
+        reset_trees_(self.tree, idx)
+        self.root_key[idx] = -1
+
+    def advance(self, game: int, slot: int, board: np.ndarray, hist: np.ndarray) -> None:
+        """Keep the subtree of the root child at ``slot`` as the next root (tree reuse).
+
+        ``board``/``hist`` are the position after the move; the tree is dropped when reuse is
+        off, the child was never expanded, or the tree could not take another search within
+        ``max_nodes`` (its garbage, the nodes off the kept subtree, is never freed otherwise).
+        """
+        t = self.tree
+        root = t.roots[game]
+        child = NO_NODE
+        if self.config.tree_reuse and 0 <= slot < t.node_count[game, root]:
+            child = int(t.edge_child[game, t.node_first[game, root] + slot])
+        if child == NO_NODE or t.node_count[game, child] == UNEXPANDED:
+            self.reset(np.array([game]))
+            return
+        if t.n_nodes[game] + self.config.nodes_per_search > self.config.node_limit:
+            self.reset(np.array([game]))
+            self.timings["resets"] += 1
+            return
+        t.roots[game] = child
+        t.node_parent[game, child] = NO_NODE
+        self.root_key[game] = position_key(board, hist)
+
+    def child_slot(self, game: int, move: int) -> int | None:
+        """The root-edge slot of ``move`` in the kept tree of ``game`` (None: not expanded there)."""
+        t = self.tree
+        root = t.roots[game]
+        n = int(t.node_count[game, root])
+        if n == UNEXPANDED:
+            return None
+        first = int(t.node_first[game, root])
+        slots = np.flatnonzero(t.edge_move[game, first:first + n] == move)
+        return int(slots[0]) if slots.size else None
+
+    def root_visits(self, game: int) -> float:
+        """Visits of the root of ``game``'s kept tree (0 for a fresh tree)."""
+        return float(self.tree.node_visits[game, self.tree.roots[game]])
+
+    # ----- search ------------------------------------------------------------------------------
+    def search(self, boards: np.ndarray, hists: np.ndarray, seeds: np.ndarray, add_noise: bool,
+               temperature: np.ndarray | float = 0.0) -> SearchResult:
+        """Run every game's simulations and choose a move per game.
+
+        Args:
+            boards: [B, BOARD_SIZE] int16 root positions (not modified).
+            hists: [B, 64] uint64 hash rings.
+            seeds: [B] int, one RNG stream per game for root noise and move sampling, so a
+                game searched alone or in a batch gives the same result.
+            add_noise: Dirichlet (or Gumbel) exploration at the root (self-play).
+            temperature: [B] or scalar; 0 plays the most visited move (PUCT).
+
+        Returns:
+            SearchResult with root statistics per legal-move slot.
+        """
+        B = self.B
+        boards = np.array(boards, dtype=np.int16, order="C")
+        hists = np.array(hists, dtype=np.uint64, order="C")
+        if boards.shape != (B, BOARD_SIZE) or hists.shape != (B, HIST):
+            raise ValueError(f"expected boards [{B}, {BOARD_SIZE}] and hists [{B}, {HIST}]")
+        rngs = [np.random.default_rng(int(s)) for s in np.asarray(seeds).reshape(B)]
+        keys = np.array([position_key(boards[b], hists[b]) for b in range(B)])
+        stale = np.flatnonzero(keys != self.root_key)
+        if stale.size:
+            self.reset(stale)
+            self.root_key[stale] = keys[stale]
+        s = self._start(boards, hists, rngs, add_noise)
+        L = self.config.leaves_per_tree
+        while True:
+            target = s.ends[np.arange(B), s.phase]
+            want = np.minimum(target - s.done, L).astype(np.int32)
+            if not want.any():
+                break
+            self._step(s, want)
+            phase_over = np.flatnonzero((s.done == target) & (s.phase < s.last))
+            for b in phase_over:
+                self._halve(s, int(b))
+            s.phase[phase_over] += 1
+        return self._result(s, temperature)
+
+    def _start(self, boards, hists, rngs, add_noise) -> _Search:
+        """Evaluate and expand the roots, add root noise, lay out every game's schedule."""
+        cfg, B, M = self.config, self.B, self.max_legal
+        root_obs, root_moves = observe_roots(boards, M)
+        logits, values = self.evaluate(root_obs)
+        logits = np.asarray(logits, np.float32)
+        values = np.asarray(values, np.float32)
+        n_legal = root_obs["n_legal"].astype(np.int32)
+        t = self.tree
+        fresh = (n_legal > 0) & (t.node_count[np.arange(B), t.roots] == UNEXPANDED)
+        t = self.tree = grow_tree(t, t.node_capacity, int((t.n_edges + np.where(fresh, n_legal, 0)).max()))
+        g = np.zeros((B, M), np.float64)
+        cand = np.zeros((B, M), np.int8)
+        ends = []
+        for b in range(B):
+            n = int(n_legal[b])
+            root = t.roots[b]
+            if n == 0:
+                ends.append([0])
+                continue
+            if fresh[b]:
+                first = int(t.n_edges[b])
+                t.n_edges[b] += n
+                t.edge_move[b, first:first + n] = root_moves[b, :n]
+                t.edge_action[b, first:first + n] = root_obs["legal_actions"][b, :n]
+                t.edge_child[b, first:first + n] = NO_NODE
+                t.edge_prior_raw[b, first:first + n] = gumbel.softmax(logits[b, :n])
+                t.node_first[b, root] = first
+                t.node_count[b, root] = n
+                if t.node_visits[b, root] == 0:
+                    t.node_visits[b, root] = 1.0
+                    t.node_wsum[b, root] = float(values[b])
+            first = int(t.node_first[b, root])
+            p = t.edge_prior_raw[b, first:first + n].copy()
+            if add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0 and n > 1:
+                noise = rngs[b].dirichlet(np.full(n, cfg.dirichlet_alpha))
+                p = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
+            t.edge_prior[b, first:first + n] = p
+            if cfg.gumbel:
+                m = min(cfg.gumbel_m, n)
+                g[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
+                cand[b, gumbel.top_candidates(g[b, :n] + logits[b, :n], m)] = 1
+                ends.append(gumbel.halving_schedule(cfg.sims, m))
+            else:
+                ends.append([cfg.sims])
+        P = max(len(e) for e in ends)
+        ends_arr = np.array([e + [e[-1]] * (P - len(e)) for e in ends], np.int64)
+        last = np.array([len(e) - 1 for e in ends], np.int64)
+        return _Search(boards, hists, n_legal, logits, values, rngs, ends_arr, np.zeros(B, np.int64), last,
+                       np.zeros(B, np.int64), g, cand, allocate_leaves(B * cfg.leaves_per_tree))
+
+    def _step(self, s: _Search, want: np.ndarray) -> None:
+        """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
+        and evaluate the new ones in one network call, expand and back up (compiled)."""
+        cfg, B, L = self.config, self.B, self.config.leaves_per_tree
+        parallel = B >= PARALLEL_MIN_GAMES
+        select = select_parallel if parallel else select_serial
+        expand_backup = expand_backup_parallel if parallel else expand_backup_serial
+        t0 = time.perf_counter()
+        self.tree = grow_tree(self.tree, int((self.tree.n_nodes + want).max()), self.tree.edge_capacity)
+        params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
+                              float(cfg.virtual_loss), bool(cfg.gumbel))
+        leaves = s.leaves
+        select(self.tree, s.boards, s.hists, want, leaves, params, s.cand)
+        _check_room(leaves)
+        need = np.flatnonzero(leaves.status == LEAF_EVAL)
+        leaves.row[:] = -1
+        leaves.row[need] = np.arange(need.size, dtype=np.int32)
+        t1 = time.perf_counter()
+        k = need.size
+        obs, moves = self._encoder.encode(leaves.boards[need])
+        t2 = time.perf_counter()
+        logits = np.zeros((1, self.max_legal), np.float32)
+        values = np.zeros(1, np.float32)
+        if k:
+            logits, values = self.evaluate(obs)
+            logits = np.ascontiguousarray(logits, np.float32)
+            values = np.ascontiguousarray(values, np.float32)
+        t3 = time.perf_counter()
+        # Room for the new nodes' edges: the real legal-move counts, known only now.
+        extra = np.bincount(need // L, weights=obs["n_legal"], minlength=B).astype(np.int64)
+        self.tree = grow_tree(self.tree, self.tree.node_capacity, int((self.tree.n_edges + extra).max()))
+        expand_backup(self.tree, leaves, logits, values, moves, obs["legal_actions"], obs["n_legal"],
+                      float(cfg.virtual_loss))
+        _check_room(leaves)
+        t4 = time.perf_counter()
+        status = leaves.status.reshape(B, L)
+        performed = ((status == LEAF_EVAL) | (status == LEAF_TERMINAL)).sum(axis=1)
+        if not performed.any():
+            raise RuntimeError("search step performed no simulation (a root not expanded?)")
+        s.done += performed
+        self.timings["tree"] += (t1 - t0) + (t4 - t3)
+        self.timings["env"] += t2 - t1
+        self.timings["net"] += t3 - t2
+        self.timings["sims"] += int(performed.sum())
+        self.timings["collisions"] += int((status == LEAF_COLLISION).sum())
+
+    # ----- root statistics, Gumbel halving and move choice --------------------------------------
+    def _child_stats(self, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Visits [n] float32 and values q [n] (root mover's view, 0 if unvisited) of the root children."""
+        t = self.tree
+        first = int(t.node_first[b, t.roots[b]])
+        child = t.edge_child[b, first:first + n]
+        safe = np.maximum(child, 0)
+        visits = np.where(child != NO_NODE, t.node_visits[b, safe], 0.0).astype(np.float32)
+        wsum = np.where(child != NO_NODE, t.node_wsum[b, safe], 0.0).astype(np.float64)
+        q = np.where(visits > 0, -wsum / np.maximum(visits, 1e-9), 0.0)
+        return visits, q
+
+    def _sigma(self, s: _Search, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Visits [n] and sigma(completed q) [n] of game b's root actions (v_hat: the network's value)."""
+        visits, q = self._child_stats(b, n)
+        prior = gumbel.softmax(s.logits[b, :n])
+        completed = gumbel.completed_q(float(s.values[b]), prior, visits, q)
+        return visits, gumbel.sigma(completed, visits, self.config.gumbel_c_visit, self.config.gumbel_c_scale)
+
+    def _halve(self, s: _Search, b: int) -> None:
+        """End of a halving phase in game b: keep the better half of its candidates."""
+        n = int(s.n_legal[b])
+        alive = np.flatnonzero(s.cand[b, :n] == 1)
+        if alive.size <= 1:
+            return
+        _, sig = self._sigma(s, b, n)
+        keep = gumbel.halve_candidates(alive, s.g[b, :n] + s.logits[b, :n] + sig)
+        s.cand[b, :n] = 0
+        s.cand[b, keep] = 1
+
+    def _result(self, s: _Search, temperature) -> SearchResult:
+        B, M = self.B, self.max_legal
+        t = self.tree
+        out = SearchResult(
+            moves=np.full((B, M), -1, np.int32), actions=np.full((B, M), -1, np.int32),
+            visits=np.zeros((B, M), np.float32), policy=np.zeros((B, M), np.float32),
+            n_legal=s.n_legal.copy(), chosen=np.full(B, -1, np.int32),
+            value=np.zeros(B, np.float32), sims_done=s.done.astype(np.int32),
+        )
+        temps = np.broadcast_to(np.asarray(temperature, np.float64), (B,))
+        for b in range(B):
+            n = int(s.n_legal[b])
+            if n == 0:
+                continue
+            root = t.roots[b]
+            first = int(t.node_first[b, root])
+            out.moves[b, :n] = t.edge_move[b, first:first + n]
+            out.actions[b, :n] = t.edge_action[b, first:first + n]
+            out.value[b] = t.node_wsum[b, root] / max(t.node_visits[b, root], 1.0)
+            if self.config.gumbel:
+                visits, sig = self._sigma(s, b, n)
+                out.visits[b, :n] = visits
+                out.policy[b, :n] = gumbel.improved_policy(s.logits[b, :n], sig)
+                alive = np.flatnonzero(s.cand[b, :n] == 1)
+                score = s.g[b, :n] + s.logits[b, :n] + sig
+                out.chosen[b] = alive[np.argmax(score[alive])]
+                continue
+            visits, _ = self._child_stats(b, n)
+            out.visits[b, :n] = visits
+            total = visits.sum()
+            out.policy[b, :n] = visits / total if total > 0 else 1.0 / n
+            if temps[b] <= 1e-6 or total == 0:
+                out.chosen[b] = int(np.argmax(visits))
+            else:
+                w = visits.astype(np.float64) ** (1.0 / temps[b])
+                out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
+        return out
+
+
+def _check_room(leaves: LeafBatch) -> None:
+    if (leaves.status == LEAF_NO_ROOM).any():
+        raise RuntimeError("search tree out of room inside a kernel (the driver grows it before each call)")

@@ -1,0 +1,50 @@
+"""Shared test data and helpers: the repository root, known positions, seeded random games."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from hive_env import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository root (commands run there)."""
+UHP_ENGINE = [sys.executable, "-m", "scripts.uhp_engine"]
+"""The ``hive-uhp`` command, run from ``ROOT``."""
+
+WIN_IN_ONE = ("Base;InProgress;White[7];wA1;bB1 wA1\\;wA2 \\wA1;bB2 /bB1;wG1 /wA2;bQ -bB2;wQ -wG1;"
+              "bG1 bB2\\;wB1 -wA2;bQ /wA1;wQ /wG1;bS1 bG1-")
+"""White to move wins with ``wA2 /bQ`` (found by a search over random games)."""
+WIN_IN_ONE_MOVE = "wA2 /bQ"
+
+#            wS1    bB1
+#               bA1
+WIN_IN_ONE_TILES = [("bQ", 0, 0), ("wQ", 1, 0), ("bB1", 0, 1), ("wS1", -1, 1), ("bG1", -1, 0),
+                    ("wG1", 0, -1), ("wA1", 2, 0), ("bA1", -1, 2), ("wB2", 2, -1)]
+"""Tiles (name, q, r) of a position where White to move surrounds bQ in one."""
+WIN_IN_ONE_TILE_MOVES = {"wB2 \\wQ", "wA1 -wB2"}  # both fill the hole
+
+MIDGAME = ("Base;InProgress;White[9];wB1;bG1 wB1/;wG1 -wB1;bA1 \\bG1;wQ wB1\\;bQ -bA1;wA1 /wG1;bQ \\bA1;"
+           "wB2 -wG1;bB1 /bQ;wA1 -bB1;bB2 bG1-;wG2 /wG1;bQ bA1/;wG3 /wB2;bG2 -bQ")
+"""A Base middle game with White to move and many options."""
+
+
+def random_games(game_type: str, seed: int, n_games: int = 3, max_plies: int = 90, every: int = 7,
+                 ply_cap: int = 0) -> list[Game]:
+    """Positions along seeded random games: the start, every ``every``-th ply, and the end."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_games):
+        game = Game(game_type, ply_cap=ply_cap)
+        out.append(game.copy())
+        for ply in range(max_plies):
+            moves = game.legal_moves()
+            if len(moves) == 0:
+                break
+            game.play(int(moves[rng.integers(len(moves))]))
+            if ply % every == every // 2:
+                out.append(game.copy())
+        out.append(game.copy())
+    return out

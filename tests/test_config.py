@@ -1,0 +1,181 @@
+"""Configs: every preset composes and builds the real objects; bad settings stop the run at
+start-up with a one-line message naming the full key."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from hydra import compose, initialize_config_dir
+
+from hive_env.outcome import DEFAULT_PLY_CAP
+from hive_env.vec_env import HiveVecEnv
+from models.gnn import SIZES, HiveGNN
+from players.base import PlayerSpecError
+from players.registry import check_spec
+from search.mcts import BatchedMCTS
+from search.network import make_evaluator, uniform_evaluate
+from training.config import (
+    GROUPS,
+    ConfigError,
+    EnvConfig,
+    EvalConfig,
+    RunConfig,
+    defaults,
+    register_configs,
+    run_config,
+)
+from training.selfplay import SelfPlay
+from training.trainer import Trainer
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+PRESETS = {"default": [], "smoke": ["experiment=smoke"], "cpu": ["experiment=cpu"],
+           "gpu": ["experiment=gpu", "device=cpu", "compile=false"]}  # the GPU preset, built on a CPU
+
+
+def settings(*overrides: str, experiment: str = "smoke") -> RunConfig:
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        cfg = compose(config_name="train", overrides=[*PRESETS[experiment], *overrides])
+    return run_config(cfg)
+
+
+# ----- presets ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("experiment", list(PRESETS))
+def test_every_preset_builds_network_search_selfplay_and_trainer(experiment, tmp_path):
+    rc = settings(f"run_dir={tmp_path}", experiment=experiment)
+    model = HiveGNN(rc.model)
+    assert (model.config.width, model.config.layers) != (0, 0)
+    env = HiveVecEnv(2, rc.env.game_type, ply_cap=rc.env.ply_cap)
+    mcts = BatchedMCTS(rc.search, 2, env.expansions, uniform_evaluate)
+    assert mcts.config == rc.search
+    evaluate = make_evaluator(model, "cpu", compile=rc.compile)
+    selfplay = SelfPlay(rc.selfplay, rc.search, rc.env.game_type, rc.env.ply_cap, evaluate, seed=rc.seed)
+    trainer = Trainer(model, rc.train, torch.device("cpu"), rc.max_legal, compile=rc.compile)
+    assert trainer.step == 0 and selfplay.config.games == rc.selfplay.games
+    if experiment == "smoke":
+        assert selfplay.step() == []  # one batched move of every game: nothing finishes yet
+
+
+def test_presets_keep_their_intended_sizes():
+    smoke, cpu, gpu = (settings("run_dir=x", experiment=e) for e in ("smoke", "cpu", "gpu"))
+    assert (smoke.model.width, smoke.model.layers) == (16, 1)  # tiny, overridden
+    assert (cpu.model.width, cpu.model.layers) == (SIZES["tiny"]["width"], SIZES["tiny"]["layers"])
+    assert gpu.model.width == SIZES["default"]["width"] and gpu.env.game_type == "Base+MLP"
+    assert gpu.search.gumbel and gpu.eval.final_sims == 256 and cpu.eval.final_sims is None
+    assert gpu.env.ply_cap == DEFAULT_PLY_CAP  # Base+MLP uses the one default
+
+
+def test_defaults_come_from_the_dataclasses():
+    rc = settings("run_dir=x", experiment="default")
+    assert rc.eval == EvalConfig()
+    assert rc.selfplay.workers == 1 and rc.train.keep_checkpoints == 20
+    assert EnvConfig().ply_cap == DEFAULT_PLY_CAP
+    tree = defaults()
+    for name, cls in GROUPS.items():
+        assert set(tree[name]) == {f.name for f in fields(cls)}
+
+
+def test_model_yaml_files_only_name_a_size():
+    for path in (CONFIGS / "model").glob("*.yaml"):
+        assert yaml.safe_load(path.read_text()) == {"size": path.stem}
+    assert {p.stem for p in (CONFIGS / "model").glob("*.yaml")} <= set(SIZES)
+
+
+# ----- start-up checks -------------------------------------------------------------------------
+@pytest.mark.parametrize("override,message", [
+    ("+bogus=1", "unknown setting bogus (known: "),
+    ("env.bogus=1", "unknown setting env.bogus"),
+    ("model.bogus=1", "unknown setting model.bogus"),
+    ("search.simz=8", "unknown setting search.simz"),
+    ("selfplay.bogus=1", "unknown setting selfplay.bogus"),
+    ("train.bogus=1", "unknown setting train.bogus"),
+    ("eval.gamez=3", "unknown setting eval.gamez (known: every, "),
+])
+def test_unknown_keys_are_named_at_every_level(override, message):
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        settings("run_dir=x", override)
+
+
+@pytest.mark.parametrize("override,message", [
+    ("compile=1", "compile must be true or false, got 1"),
+    ("compile=yes", "compile must be true or false, got 'yes'"),
+    ("search.gumbel=1", "search.gumbel must be true or false"),
+    ("eval.games=2.5", "eval.games must be a whole number, got 2.5"),
+    ("eval.games='4'", "eval.games must be a whole number, got '4'"),
+    ("train.steps=true", "train.steps must be a whole number, got True"),
+    ("eval.opponents=random", "eval.opponents must be a list of text"),
+    ("eval.opponents=[random,3]", "eval.opponents must be a list of text"),
+    ("seed=1.5", "seed must be a whole number"),
+])
+def test_types_are_checked_from_the_field_annotations(override, message):
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+        settings("run_dir=x", override)
+
+
+def test_a_float_setting_accepts_a_whole_number():
+    rc = settings("run_dir=x", "train.lr=1", "eval.gate_score=1")
+    assert rc.train.lr == 1.0 and isinstance(rc.train.lr, float) and isinstance(rc.eval.gate_score, float)
+
+
+@pytest.mark.parametrize("override,message", [
+    ("eval.games=3", "eval.games must be even"),
+    ("eval.final_games=5", "eval.final_games must be even"),
+    ("eval.gating=elo", "eval.gating must be one of none, score, sprt, got 'elo'"),
+    ("eval.sims=0", "eval.sims must be >= 1"),
+    ("eval.opponents=[random,'alphabeta:depht=2']",
+     r"eval.opponents\[1\]: player 'alphabeta' has no option 'depht'"),
+    ("eval.final_opponents=[nobody]", r"eval.final_opponents\[0\]: unknown player kind 'nobody'"),
+    ("eval.opponents=[random,uhp]", r"eval.opponents\[1\]: player 'uhp' needs cmd="),
+    ("eval.opponents=[random,random]", r"eval.opponents\[1\]: 'random' is listed twice"),
+    ("search.max_nodes=5", r"search.max_nodes must be 0 \(automatic\) or >= 9"),
+    ("search.sims=0", "search.sims must be >= 1"),
+    ("device=tpu", "device must be auto, cpu, cuda or cuda:N"),
+    ("env.game_type=Chess", "env.game_type"),
+    ("env.ply_cap=-1", "env.ply_cap"),
+    ("selfplay.workers=-2", "selfplay.workers must be >= 0"),
+    ("train.lr=-1", "train.lr must be > 0"),
+    ("train.keep_checkpoints=0", "train.keep_checkpoints must be >= 1"),
+    ("model.size=huge", "model.size must be one of tiny, small, default, large"),
+    ("model.width=0", "model.width must be >= 1"),
+])
+def test_cross_field_and_range_checks_name_the_setting(override, message):
+    with pytest.raises(ConfigError, match=message):
+        settings("run_dir=x", override)
+
+
+def test_an_alphazero_opponent_is_checked_without_loading_its_checkpoint():
+    rc = settings("run_dir=x", "eval.opponents=[random,'alphazero:ckpt=/nowhere.pt,sims=4']")
+    assert rc.eval.opponents == ("random", "alphazero:ckpt=/nowhere.pt,sims=4")
+    check_spec("alphabeta:depth=2")
+    with pytest.raises(PlayerSpecError, match="sims"):
+        check_spec("alphazero:ckpt=x.pt,sims=0")
+
+
+def test_a_size_takes_width_and_layers_overrides():
+    rc = settings("run_dir=x", "model.size=small", "model.width=24", experiment="default")
+    assert (rc.model.width, rc.model.layers) == (24, SIZES["small"]["layers"])
+    rc = settings("run_dir=x", "model=large", experiment="default")
+    assert (rc.model.width, rc.model.layers) == (SIZES["large"]["width"], SIZES["large"]["layers"])
+
+
+def test_messages_are_one_line():
+    with pytest.raises(ConfigError) as e:
+        settings("run_dir=x", "eval.opponents=[random,'alphabeta:depth=0']")
+    assert "\n" not in str(e.value) and str(e.value).startswith("eval.opponents[1]: ")
+
+
+def test_hive_train_prints_one_error_line_and_exits_2(tmp_path):
+    run_dir = tmp_path / "bad"
+    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", "eval.gamez=3"]
+    proc = subprocess.run(cmd, cwd=CONFIGS.parent, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "hive-train: error: unknown setting eval.gamez (known: every, final_games, final_opponents, "
+        "final_sims, games, gate_score, gating, openings_plies, opponents, sims, sprt_max_games, workers)"]
+    assert not (run_dir / "config.yaml").exists()
