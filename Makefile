@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # override on a GPU machine, e.g. `make TORCH=torch==2.13.0 ...` from the CUDA index.
 TORCH ?= torch==2.13.0
 
-.PHONY: setup train test test-slow lint bench clean
+.PHONY: setup browser train test test-slow lint bench ladder clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,15 @@ setup: $(BIN)/.installed
 train: setup
 	$(BIN)/hive-train experiment=smoke
 
-test: setup
+# Debian's chromium for the hive-web browser tests (tests/test_web_browser.py), installed when
+# missing; outside CI a failed install only warns (those tests then skip), under CI=true it fails.
+browser:
+	@test -x /usr/bin/chromium || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; } || \
+	  { [ "$$CI" != true ] && echo "make browser: chromium not installed, the browser tests will skip"; }
+
+test: setup browser
 	$(BIN)/python -m pytest -q
 
 test-slow: setup
@@ -34,6 +42,15 @@ lint: setup
 bench: setup
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m scripts.bench_engine
+
+# The ladder (arena/ladder.py): a checkpoint against random, greedy and alphabeta depths 1-4,
+# e.g. `make ladder CKPT=runs/cpu/checkpoints/best.pt SIMS=200 GAMES=100 WORKERS=2`.
+SIMS ?= 64
+GAMES ?= 100
+WORKERS ?= 2
+ladder: setup
+	@test -n "$(CKPT)" || { echo "make ladder: set CKPT=path/to/ckpt.pt"; exit 2; }
+	$(BIN)/hive-arena ladder "alphazero:ckpt=$(CKPT),sims=$(SIMS)" --games-per-pairing $(GAMES) --workers $(WORKERS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

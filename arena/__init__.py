@@ -5,6 +5,7 @@
 - ``report``: tallies, pairing tables and the results files
 - ``ratings``: scores with intervals and Elo by maximum likelihood
 - ``sprt``: the sequential probability ratio test of two players
+- ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2
 - ``openings``: random or file openings, each played with colours swapped
 - ``plot``: Elo over checkpoints
 """

@@ -23,7 +23,8 @@ Results directory (``out``):
 - ``games.jsonl``: one JSON record per finished game (its UHP GameString, result, termination,
   plies, players and colours, opening, seconds), appended, flushed and fsynced as each game
   ends. A rerun reads it, skips the games it holds (by game id) and plays the rest; a truncated
-  last line (a crash mid-write) is dropped.
+  last line (a crash mid-write: not JSON) is dropped, any other bad record (a field missing or of
+  the wrong type, a game not in the schedule) is an :class:`ArenaError` naming file and line.
 - ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``arena.report``),
   written atomically at the end and on interruption.
 """
@@ -50,10 +51,14 @@ from tqdm import tqdm
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
 from hive_env.files import write_atomic
 from players import Budget, PlayerSpecError, make_player
+from players.uhp_client import UhpEngineError, UhpIllegalMoveError, clip
 
 from .config import CONFIG_VERSION, ArenaConfig, ArenaError, default_out_dir
 from .openings import OpeningsError, load_openings, random_openings
 from .report import ArenaReport, Tally, build_report, format_report, write_report
+
+DETAIL_CHARS = 300
+"""A record's ``detail`` (why a player lost by fault) is clipped to this many characters."""
 
 
 def resolve_openings(config: ArenaConfig) -> list[str]:
@@ -93,38 +98,47 @@ def play_game(task: GameTask) -> dict[str, Any]:
     """Build both players from their specs, play the game, return its record.
 
     The game ends with the rules (a surrounded Queen, repetition: ``termination`` is the UHP
-    GameState), at the ply cap (a draw, ``PlyCap``; the GameString stays ``InProgress``) or when
-    a player answers an illegal move (a loss for it, ``IllegalMove``). Other player errors
-    propagate. ``white_score`` is 1, 0.5 or 0.
+    GameState), at the ply cap (a draw, ``PlyCap``; the GameString stays ``InProgress``), or with
+    a loss for the player at fault: ``IllegalMove`` when it answers an illegal move (an external
+    engine: also garbage, or no move), ``EngineError`` when an external engine fails (it cannot
+    start, dies, times out, refuses a command or loses sync). Those records carry a short
+    ``detail``. Other player errors propagate. ``white_score`` is 1, 0.5 or 0.
     """
     start = time.perf_counter()
     game = Game.from_string(task.opening)
     spent = [0.0, 0.0]
     players = []
     termination, white_score, detail = "", 0.5, ""
+    side = 0
     try:
-        players.append(make_player(task.white, task.seeds[0]))
-        players.append(make_player(task.black, task.seeds[1]))
+        for side, spec in enumerate((task.white, task.black)):
+            players.append(make_player(spec, task.seeds[side]))
         while not game.is_over and game.ply < task.ply_cap:
             side = game.side_to_move
             tick = time.perf_counter()
-            move = players[side].choose(game, task.budget)
-            spent[side] += time.perf_counter() - tick
+            try:
+                move = players[side].choose(game, task.budget)
+            finally:
+                spent[side] += time.perf_counter() - tick
             try:
                 game.play(int(move))
             except IllegalMoveError as e:
-                termination, white_score = "IllegalMove", float(side)
-                detail = f"{'white' if side == 0 else 'black'} played {move}: {e}"
+                termination, detail = "IllegalMove", f"played {move}: {e}"
                 break
+    except UhpEngineError as e:  # an external engine's fault: its loss, and the arena goes on
+        termination = "IllegalMove" if isinstance(e, UhpIllegalMoveError) else "EngineError"
+        detail = str(e)
     finally:
         for p in players:
             p.close()
-    if not termination:
-        if game.is_over:
-            termination = game.state
-            white_score = {WHITE_WINS: 1.0, BLACK_WINS: 0.0}.get(game.status, 0.5)
-        else:
-            termination = "PlyCap"
+    if termination:
+        white_score = float(side)
+        detail = clip(f"{'white' if side == 0 else 'black'} {detail}", DETAIL_CHARS)
+    elif game.is_over:
+        termination = game.state
+        white_score = {WHITE_WINS: 1.0, BLACK_WINS: 0.0}.get(game.status, 0.5)
+    else:
+        termination = "PlyCap"
     result = {1.0: "1-0", 0.0: "0-1"}.get(white_score, "1/2-1/2")
     record = {"id": task.id, "white": task.white, "black": task.black, "white_index": task.white_index,
               "black_index": task.black_index, "round": task.round, "opening": task.opening_index,
@@ -158,17 +172,22 @@ def schedule(config: ArenaConfig, openings: list[str]) -> list[GameTask]:
 
 
 # ----- parallel execution -------------------------------------------------------------------
-def _init_worker(modules: list[str]) -> None:
+def _init_worker(modules: list[str], parent: int) -> None:
+    """Set up a pool worker; ``parent`` is the arena's pid, taken there (a parent that died while
+    this worker started would already be replaced by init in ``os.getppid()`` here)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     for name in modules:
         importlib.import_module(name)
 
 
 def _exit_with_parent(parent: int) -> None:
-    """A killed parent (SIGKILL, OOM) leaves pool workers running: end this one when it is gone."""
+    """A killed parent (SIGKILL, OOM) leaves pool workers running: end this one when it is gone.
+
+    External engines die with the worker (``players.uhp_client`` sets ``PR_SET_PDEATHSIG``).
+    """
     while os.getppid() == parent:
-        time.sleep(1.0)
+        time.sleep(0.5)
     os._exit(1)
 
 
@@ -188,7 +207,7 @@ def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str,
         return
     before = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(sorted(set(modules)),))
+                               initializer=_init_worker, initargs=(sorted(set(modules)), os.getpid()))
     try:
         running = {pool.submit(play_game, t) for t in _take(tasks, workers)}
         going = True
@@ -260,12 +279,12 @@ class ResultsDir:
             last = number == len(lines)
             if line.strip():
                 record, problem = _parse_record(line, by_id)
-                if problem and last:  # a crash mid-write: drop the partial line
+                if record is None and last:  # a crash mid-write: drop the partial line
                     with open(self.games, "r+b") as f:
                         f.truncate(offset)
                     self.dropped_partial_line = True
                     break
-                if problem:
+                if problem or record is None:
                     raise ArenaError(f"{self.games} line {number}: {problem}")
                 if record["id"] in seen:
                     raise ArenaError(f"{self.games} line {number}: game {record['id']} is recorded twice")
@@ -285,18 +304,45 @@ class ResultsDir:
             os.fsync(f.fileno())
 
 
-def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, Any], str]:
-    """A record and ``""``, or ``{}`` and what is wrong with the line."""
+_RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str, "white": str, "black": str, "white_index": int, "black_index": int, "round": int,
+    "opening": int, "result": str, "white_score": (int, float), "termination": str, "plies": int,
+    "seconds": (int, float), "white_seconds": (int, float), "black_seconds": (int, float), "seeds": list,
+    "game_string": str,
+}
+"""Every field of a ``games.jsonl`` record (``detail`` is optional) and its JSON type."""
+_SCORES = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
+
+
+def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, Any] | None, str]:
+    """A record and ``""``; ``{}`` and what is wrong with it; ``None`` and why for a line that is
+    not JSON at all (as a crash mid-write leaves it)."""
     try:
         record = json.loads(line)
-        task = by_id.get(record["id"])
-        if task is None:
-            return {}, f"game {record['id']!r} is not in this arena's schedule"
-        if (record["white"], record["black"]) != (task.white, task.black):
-            return {}, f"game {record['id']!r} has other players than scheduled"
-        return record, ""
-    except (ValueError, KeyError, TypeError) as e:
-        return {}, f"not a game record ({type(e).__name__})"
+    except ValueError as e:
+        return None, f"not a game record ({type(e).__name__})"
+    if not isinstance(record, dict):
+        return {}, f"not a game record (a JSON {type(record).__name__})"
+    for key, kind in _RECORD_FIELDS.items():
+        if key not in record:
+            return {}, f"game record without {key!r}"
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            return {}, f"game record with a bad {key!r}: {clip(repr(value), 60)}"
+    if "detail" in record and not isinstance(record["detail"], str):
+        return {}, "game record with a bad 'detail'"
+    task = by_id.get(record["id"])
+    if task is None:
+        return {}, f"game {clip(record['id'], 60)!r} is not in this arena's schedule"
+    if (record["white"], record["black"]) != (task.white, task.black):
+        return {}, f"game {record['id']!r} has other players than scheduled"
+    if (record["white_index"], record["black_index"], record["round"]) != (
+            task.white_index, task.black_index, task.round):
+        return {}, f"game {record['id']!r} has other player indices or round than scheduled"
+    if _SCORES.get(record["white_score"]) != record["result"]:
+        return {}, (f"game {record['id']!r} has white_score {clip(repr(record['white_score']), 20)} "
+                    f"and result {clip(record['result'], 20)!r}")
+    return record, ""
 
 
 def _differences(found: dict[str, Any], wanted: dict[str, Any]) -> str:
@@ -329,14 +375,18 @@ def check_players(config: ArenaConfig) -> list[str]:
         registered outside ``players.registry`` is registered by importing its player's module).
     """
     modules = []
+    needed = Game(config.game_type).expansions
     for spec in config.players:
         try:
             player = make_player(spec, seed=0)
+            supported = getattr(player, "expansions", needed)  # external engines say what they play
             player.close()
         except PlayerSpecError as e:
             raise ArenaError(str(e)) from None
         except Exception as e:  # an engine that does not start, a missing checkpoint...
-            raise ArenaError(f"cannot build player {spec!r}: {e}") from None
+            raise ArenaError(f"cannot build player {spec!r}: {' '.join(str(e).split())}") from None
+        if needed & ~supported:
+            raise ArenaError(f"player {spec!r} does not support game type {config.game_type}")
         modules.append(type(player).__module__)
     return modules
 

@@ -22,6 +22,7 @@ import numba as _numba
 if "NUMBA_THREADING_LAYER" not in _os.environ:
     _numba.config.THREADING_LAYER = "workqueue"
 
+from . import _kernel_cache  # noqa: F401  (first: keys numba's kernel cache by the source)
 from .board import BLACK_WINS, DRAW, IN_PROGRESS, PASS, WHITE_WINS  # outcome codes, pass move
 from .errors import GameStringError, HiveError, IllegalMoveError, NotationError  # error types
 from .game import Game  # the Python API

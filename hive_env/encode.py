@@ -87,7 +87,8 @@ Global features (``G = 15``):
 3      own queen must be placed now (fourth turn, still in reserve)
 4      own first turn (the queen may not be placed yet)
 5      turn number / 50 (turn = ply // 2 + 1)
-6      ply / ply cap (0 without a cap)
+6      min(ply / DEFAULT_PLY_CAP, 1): a bounded game clock, the same with or without a
+       ply cap (the cap is a training device: play has none, so the network must not see it)
 7      empty hexes around own queen / 6 (0 if not in play)
 8      empty hexes around opponent queen / 6 (0 if not in play)
 9      own tiles in reserve / (n/2)  10  opponent tiles in reserve / (n/2)
@@ -116,7 +117,6 @@ from .board import (
     LEVEL,
     PASS,
     PLY,
-    PLY_CAP,
     POS,
     TOP,
     move_dest,
@@ -124,12 +124,13 @@ from .board import (
 )
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
+from .outcome import DEFAULT_PLY_CAP
 from .pieces import BUG_COUNT, BUG_FIRST_SLOT, N_BUGS, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, bug_in_game
 from .pinned import articulation_hexes
 from .rules import MAX_MOVES, generate_moves
 from .symmetry import DIR_MAPS, HEX_MAPS
 
-ENCODING_VERSION = 1
+ENCODING_VERSION = 2
 """Bump when observation features or action ids change meaning (old checkpoints are refused)."""
 MAX_LEGAL = 512
 NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
@@ -425,8 +426,7 @@ def encode_into(board, b, obs, moves, node_of_hex, pinned):
     gf[3] = 1.0 if q_own < 0 and turn == 4 else 0.0
     gf[4] = 1.0 if turn == 1 else 0.0
     gf[5] = turn / 50.0
-    cap = board[PLY_CAP]
-    gf[6] = ply / cap if cap > 0 else 0.0
+    gf[6] = min(ply / DEFAULT_PLY_CAP, 1.0)
     for side in range(2):
         qh = q_own if side == 0 else q_opp
         if qh >= 0:

@@ -37,6 +37,7 @@ _PIECE_RE = re.compile(r"^([wb])([qsbgamlp])(\d*)$", re.IGNORECASE)
 _TURN_RE = re.compile(r"^(white|black)\[(\d+)\]$", re.IGNORECASE)
 _PREFIX_DIR = {"/": SW, "-": W, "\\": NW}
 _SUFFIX_DIR = {"/": NE, "-": E, "\\": SE}
+_DIR_WORDS = {NE: "north-east", E: "east", SE: "south-east", SW: "south-west", W: "west", NW: "north-west"}
 
 
 def parse_piece(text: str, expansions: int) -> int:
@@ -99,7 +100,15 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
     ref_hex = int(board[POS + ref_piece])
     if ref_hex < 0:
         raise IllegalMoveError(f"reference tile {piece_name(ref_piece)} is not in play")
-    dest = ref_hex if direction < 0 else int(NEIGH[ref_hex, direction])
+    if direction < 0:
+        return move_of(piece, ref_hex)
+    dest = int(NEIGH[ref_hex, direction])
+    occupant = int(board[TOP + dest])
+    if occupant >= 0 and occupant != piece:
+        # UHP (as Mzinga): a move onto a stack names the stack's top tile alone.
+        raise IllegalMoveError(f"{t!r}: the cell {_DIR_WORDS[direction]} of {piece_name(ref_piece)} holds "
+                               f"{piece_name(occupant)}; a move onto it is written "
+                               f"'{piece_name(piece)} {piece_name(occupant)}'")
     return move_of(piece, dest)
 
 

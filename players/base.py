@@ -13,7 +13,8 @@ class Budget:
     """How much thought one move may take; ``None`` = no limit on that axis.
 
     Which fields a player honours: ``alphabeta`` depth and time (both: whichever comes
-    first), ``uhp`` depth or else time, AlphaZero sims; ``random`` and ``greedy`` none.
+    first), ``uhp`` depth or else time, ``alphazero`` sims and time (both: time caps the
+    sims; time alone: search until it is up); ``random`` and ``greedy`` none.
     """
 
     time_s: float | None = None

@@ -6,29 +6,55 @@ was asked before (no incremental state to drift), checks that the engine's reply
 same game type, state and turn, then asks ``bestmove depth N`` or ``bestmove time hh:mm:ss``
 and checks the answer is a legal move of our game.
 
-Every read has a timeout (a reader thread feeds a queue), so a dead or stuck engine raises
-:class:`UhpEngineError` instead of hanging the caller.
+The engine is untrusted: a reader thread feeds its output (bytes, decoded as UTF-8 with
+replacement characters) to a bounded queue; a whole reply must arrive before a deadline and
+within :data:`MAX_REPLY_LINES` lines of at most :data:`MAX_LINE_BYTES` bytes, so a dead,
+stuck or babbling engine raises :class:`UhpEngineError` instead of hanging the caller. After
+such a failure the engine is killed (its output can no longer be trusted to be in step).
+Engine output quoted in errors is clipped (:data:`QUOTE_CHARS` per line, the last
+:data:`STDERR_LINES` lines of stderr). On Linux an engine started from the main thread gets
+``PR_SET_PDEATHSIG`` = SIGKILL, so it dies with the process that started it, however that ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
+import os
 import queue
 import shlex
+import signal
 import subprocess
+import sys
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from time import monotonic
 
 from hive_env import Game, HiveError
 
 from .base import Budget, resolve_budget
 
 _CAPABILITY_BITS = {"Mosquito": 1, "Ladybug": 2, "Pillbug": 4}
+MAX_LINE_BYTES = 1 << 16
+"""The longest line an engine may send (a GameString of a 5000-ply game fits)."""
+MAX_REPLY_LINES = 200
+"""The most lines of one reply before ``ok`` (UHP replies here are one or two lines)."""
+QUOTE_CHARS = 200
+"""Engine output quoted in an error message: at most this many characters of a line..."""
+STDERR_LINES = 3
+"""... and this many of the last lines of its stderr."""
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_TOO_LONG = object()  # the reader's mark for a line over MAX_LINE_BYTES
 
 
 class UhpEngineError(RuntimeError):
-    """The external engine failed: it died, timed out, refused a command or gave a bad move."""
+    """The external engine failed: it died, timed out, refused a command or lost sync."""
+
+
+class UhpIllegalMoveError(UhpEngineError):
+    """The engine answered ``bestmove`` with something that is not one legal move of the game."""
 
 
 def format_time(seconds: float) -> str:
@@ -37,35 +63,74 @@ def format_time(seconds: float) -> str:
     return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
 
 
+def clip(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
+
+
+def _quote_lines(lines: Sequence[str], most: int = 3) -> str:
+    shown = ", ".join(repr(clip(ln)) for ln in lines[:most])
+    return f"[{shown}{f', ... ({len(lines)} lines)' if len(lines) > most else ''}]"
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the kernel SIGKILL the engine when its parent ends (Linux).
+
+    ``PR_SET_PDEATHSIG`` fires when the *thread* that started the child ends, so it is set only
+    from the main thread (whose end is the process's end); ``None`` elsewhere or off Linux.
+    """
+    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before fork: the child only calls it
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl: nobody is left to signal us
+            os._exit(1)
+
+    return preexec
+
+
 class UhpPlayer:
     """A UHP engine subprocess as a :class:`~players.base.Player`.
 
     Args:
-        cmd: the engine's command line (a string split like a shell would, or an argv list).
+        cmd: the engine's command line, or an argv list. A string is split by
+            :func:`shlex.split` (POSIX rules: quotes group, backslash escapes) and run *without
+            a shell*: no globbing, pipes, redirections or ``$VARIABLES``.
         default_budget: used when ``choose`` gets none; depth wins over time.
-        timeout_s: how long to wait for start-up and for replies beyond the move's own time.
+        timeout_s: the deadline for start-up and for each whole reply, beyond the move's own time.
         name: the player's name (defaults to the command).
         cwd: working directory for the engine.
 
     Raises:
-        UhpEngineError: the engine cannot be started or does not answer ``info``.
+        UhpEngineError: a bad command, or the engine cannot be started or does not answer ``info``.
     """
 
     def __init__(self, cmd: str | Sequence[str], default_budget: Budget | None = None,
                  timeout_s: float = 30.0, name: str | None = None, cwd: str | None = None):
-        argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+        try:
+            argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+        except ValueError as e:
+            raise UhpEngineError(f"bad engine command {clip(str(cmd))!r}: {e}") from None
         if not argv:
             raise UhpEngineError("empty engine command")
         self.name = name or f"uhp:cmd={' '.join(argv)}"
         self.default_budget = default_budget or Budget(time_s=1.0)
         self.timeout_s = timeout_s
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=20)
+        self._lines: queue.Queue[str | object | None] = queue.Queue(maxsize=MAX_REPLY_LINES + 8)
+        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._broken = False
         try:
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True, bufsize=1, cwd=cwd)
-        except OSError as e:
-            raise UhpEngineError(f"cannot start engine {argv[0]!r}: {e}") from None
+                                          stderr=subprocess.PIPE, cwd=cwd, preexec_fn=_die_with_parent())
+        except (OSError, subprocess.SubprocessError) as e:
+            raise UhpEngineError(f"cannot start engine {clip(argv[0])!r}: {e}") from None
         self._pumps = [threading.Thread(target=self._pump_stdout, daemon=True),
                        threading.Thread(target=self._pump_stderr, daemon=True)]
         for pump in self._pumps:
@@ -75,54 +140,79 @@ class UhpPlayer:
         except UhpEngineError:
             self.close()
             raise
-        self.engine_id = next((ln[3:] for ln in info if ln.startswith("id ")), "unknown")
+        self.engine_id = clip(next((ln[3:] for ln in info if ln.startswith("id ")), "unknown"))
         caps = info[1].split(";") if len(info) > 1 else []
         self.expansions = sum(_CAPABILITY_BITS.get(c.strip(), 0) for c in caps)
 
     # ----- process plumbing --------------------------------------------------------------------
     def _pump_stdout(self) -> None:
-        assert self._proc.stdout is not None
-        for line in self._proc.stdout:
-            self._lines.put(line.rstrip("\r\n"))
+        """Engine lines into the queue (blocking while it is full); ``None`` at end of output."""
+        stream = self._proc.stdout
+        assert stream is not None
+        while raw := stream.readline(MAX_LINE_BYTES):
+            if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                self._lines.put(_TOO_LONG)
+                while (raw := stream.readline(MAX_LINE_BYTES)) and not raw.endswith(b"\n"):
+                    pass  # skip the rest of the line without holding it
+                continue
+            self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
         self._lines.put(None)
 
     def _pump_stderr(self) -> None:
-        assert self._proc.stderr is not None
-        for line in self._proc.stderr:
-            self._stderr.append(line.rstrip())
+        """Keep the last few stderr lines, clipped (an engine must never block on a full pipe)."""
+        stream = self._proc.stderr
+        assert stream is not None
+        while raw := stream.readline(MAX_LINE_BYTES):
+            text = raw.decode("utf-8", errors="replace").rstrip()
+            if text:
+                self._stderr.append(clip(text))
 
     def _died(self, what: str) -> UhpEngineError:
+        """The error for a failed stream; the engine is killed (its output is out of step now)."""
+        self._broken = True
+        if self._proc.poll() is None:
+            self._proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=5)
+        self._pumps[1].join(timeout=1.0)  # its last words
         tail = " | ".join(self._stderr)
         return UhpEngineError(f"engine {self.name!r} {what}" + (f" (stderr: {tail})" if tail else ""))
 
     def _read_reply(self, timeout: float, what: str) -> list[str]:
-        """Lines up to (not including) ``ok``."""
+        """Lines up to (not including) ``ok``; the whole reply must come within ``timeout`` s."""
+        deadline = monotonic() + timeout
         reply: list[str] = []
         while True:
             try:
-                line = self._lines.get(timeout=timeout)
+                line = self._lines.get(timeout=max(0.0, deadline - monotonic()))
             except queue.Empty:
-                raise self._died(f"gave no reply to {what} within {timeout:.0f} s") from None
+                raise self._died(f"gave no reply to {clip(what)} within {timeout:g} s") from None
             if line is None:
-                raise self._died(f"exited while answering {what}")
+                raise self._died(f"exited while answering {clip(what)}")
+            if line is _TOO_LONG:
+                raise self._died(f"sent a line over {MAX_LINE_BYTES} bytes answering {clip(what)}")
+            assert isinstance(line, str)
             if line == "ok":
                 return reply
             reply.append(line)
+            if len(reply) > MAX_REPLY_LINES:
+                raise self._died(f"sent over {MAX_REPLY_LINES} lines without ok answering {clip(what)}: "
+                                 f"{_quote_lines(reply)}")
 
     def _command(self, line: str, timeout: float) -> list[str]:
         """Send one command; its reply lines, or raise on ``err``/``invalidmove``."""
-        if self._proc.poll() is not None:
+        if self._broken or self._proc.poll() is not None:
             raise self._died("is not running")
         try:
             assert self._proc.stdin is not None
-            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.write(line.encode() + b"\n")
             self._proc.stdin.flush()
         except OSError:
-            raise self._died(f"closed its input before {line!r}") from None
+            raise self._died(f"closed its input before {clip(line)!r}") from None
         reply = self._read_reply(timeout, repr(line))
         bad = [r for r in reply if r.startswith(("err", "invalidmove"))]
         if bad:
-            raise UhpEngineError(f"engine {self.name!r} refused {line!r}: {bad[0]}")
+            raise UhpEngineError(f"engine {self.name!r} refused {clip(line)!r}: {clip(bad[0])}")
         return reply
 
     # ----- the Player interface ------------------------------------------------------------------
@@ -131,7 +221,8 @@ class UhpPlayer:
 
         Raises:
             ValueError: the game is over, or has no GameString (a set-up position).
-            UhpEngineError: the engine failed, lost sync, or answered an illegal move.
+            UhpIllegalMoveError: the engine's answer is not one legal move.
+            UhpEngineError: the engine failed (died, timed out, refused) or lost sync.
         """
         if game.is_over:
             raise ValueError(f"the game is over ({game.state}): there is no move to choose")
@@ -144,7 +235,8 @@ class UhpPlayer:
         reply = self._command(f"newgame {game_string}", self.timeout_s)
         head = ";".join(game_string.split(";")[:3])
         if not reply or ";".join(reply[-1].split(";")[:3]) != head:
-            raise UhpEngineError(f"engine {self.name!r} lost sync: sent {head!r}, it has {reply!r}")
+            raise UhpEngineError(f"engine {self.name!r} lost sync: sent {head!r}, "
+                                 f"it has {_quote_lines(reply)}")
         b = resolve_budget(budget, self.default_budget)
         if b.depth is not None:
             command, wait = f"bestmove depth {b.depth}", self.timeout_s
@@ -153,31 +245,42 @@ class UhpPlayer:
             command, wait = f"bestmove time {format_time(seconds)}", math.ceil(seconds) + self.timeout_s
         reply = [r for r in self._command(command, wait) if r.strip()]
         if len(reply) != 1:
-            raise UhpEngineError(f"engine {self.name!r} answered {command!r} with {reply!r}, not one move")
+            raise UhpIllegalMoveError(f"engine {self.name!r} answered {command!r} with "
+                                      f"{_quote_lines(reply)}, not one move")
         try:
             return game.parse_move(reply[0])
         except HiveError as e:
-            raise UhpEngineError(f"engine {self.name!r} played {reply[0]!r}, illegal here: {e}") from None
+            raise UhpIllegalMoveError(f"engine {self.name!r} played {clip(reply[0])!r}, illegal here: "
+                                      f"{clip(str(e))}") from None
 
     def close(self) -> None:
-        """End the engine: close its input (UHP engines exit at end of input), then kill it."""
+        """End the engine: close its input (UHP engines exit at end of input), then kill it.
+
+        A broken engine (a failed read) is killed at once. Safe to call twice.
+        """
         proc = self._proc
-        if proc.poll() is None:
-            try:
+        if proc.poll() is None and not self._broken:
+            with contextlib.suppress(OSError):
                 assert proc.stdin is not None
                 proc.stdin.close()
-            except OSError:
-                pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for pump in self._pumps:
-            pump.join(timeout=2)  # they end at the engine's end of output
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None and not any(p.is_alive() for p in self._pumps):
-                stream.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        self._broken = True
+        for pump in self._pumps:  # they end at the engine's end of output; drain so none waits on put
+            for _ in range(100):
+                while not self._lines.empty():
+                    self._lines.get_nowait()
+                pump.join(timeout=0.02)
+                if not pump.is_alive():
+                    break
+        if not any(p.is_alive() for p in self._pumps):
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
 
     def __enter__(self) -> UhpPlayer:
         return self
@@ -188,7 +291,12 @@ class UhpPlayer:
 
 def make_player(seed: int, name: str, cmd: str, depth: int | None = None, time: float | None = None,
                 timeout: float = 30.0) -> UhpPlayer:
-    """The ``uhp`` spec kind (``players.registry``)."""
+    """The ``uhp`` spec kind (``players.registry``): ``uhp:cmd=COMMAND[,depth=N|time=S][,timeout=S]``.
+
+    ``COMMAND`` runs *without a shell*: it is split by :func:`shlex.split` (POSIX rules: quotes
+    group words, a backslash escapes) into a program and its arguments, so there is no globbing,
+    no pipes or redirections and no ``$VARIABLES``; write ``sh -c '...'`` to get a shell.
+    """
     from .registry import spec_budget
 
     return UhpPlayer(cmd, default_budget=spec_budget(time, depth, Budget(time_s=1.0)), timeout_s=timeout,

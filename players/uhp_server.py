@@ -16,7 +16,9 @@ for enums, Mzinga's format)::
     MaxDepth  int     depth of a bare ``bestmove`` (0 = the player's default budget)
     MaxTime   double  seconds any search without a time limit may take at most (a bare
                       ``bestmove``, ``bestmove depth N``), so no command thinks forever;
-                      0 = no cap. Default 60.
+                      0 = no cap. Default 60. Only a cap: the player still searches its
+                      own budget (a bare ``bestmove``: its ``default_budget``, e.g. the
+                      ``sims`` of an ``alphazero`` spec) and stops early when time is up.
     Seed      int     seeds the player's random choices
 
 ``--player SPEC`` on the command line sets any player spec (``alphabeta:time=2``, ``uhp:...``).
@@ -172,7 +174,7 @@ class UhpEngine:
         if budget is None:
             budget = getattr(player, "default_budget", None) or Budget()
         if cap > 0 and budget.time_s is None:
-            budget = replace(budget, time_s=cap)
+            budget = replace(budget, time_s=cap)  # with depth or sims: whichever comes first
         return [game.move_string(player.choose(game, budget))]
 
     def _parse_budget(self, args: str) -> Budget | None:

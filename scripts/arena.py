@@ -3,6 +3,7 @@
     hive-arena gauntlet PLAYER OPPONENT...     the first player against each opponent
     hive-arena roundrobin PLAYER...            every pair of players
     hive-arena sprt A B --elo0 0 --elo1 20     A against B until the SPRT decides
+    hive-arena ladder PLAYER                   PLAYER against the fixed ladder (arena.ladder)
     hive-arena plot RESULTS_DIR... --out ratings.png
 
 Players are spec strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from arena import ladder
 from arena.arena import ArenaConfig, ArenaError, default_out_dir, format_report, run_arena
 from hive_env import GAME_TYPES
 from hive_env.outcome import DEFAULT_PLY_CAP
@@ -57,13 +59,47 @@ def _parser() -> argparse.ArgumentParser:
     sprt.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
     sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     sprt.add_argument("--max-games", type=int, default=2000, help="stop undecided here (default 2000)")
+    _ladder_parser(sub)
     plot = sub.add_parser("plot", help="ratings over checkpoints as a PNG")
     plot.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
     plot.add_argument("--out", default="ratings.png", help="PNG file (default ratings.png)")
     return parser
 
 
+def _ladder_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ladder", help="one player against the fixed ladder: its Elo vs alphabeta:depth=2",
+                       description="PLAYER against random, greedy and alphabeta at each depth (and any "
+                       "--extra opponents) with fixed settings: seed (default 0), colours alternated in "
+                       f"pairs, openings {ladder.OPENINGS}, ply cap {DEFAULT_PLY_CAP}. Prints the usual "
+                       "report and one line: "
+                       f"PLAYER's Elo relative to {ladder.ANCHOR} with its 95% interval (also in "
+                       "ladder.json in the results directory). Rerunning the same command resumes.")
+    arg = p.add_argument
+    arg("player", metavar="PLAYER")
+    arg("--extra", nargs="+", action="extend", default=[], metavar="SPEC",
+        help="more opponents, e.g. uhp:cmd=/path/to/engine")
+    arg("--depths", nargs="+", type=int, metavar="D",
+        help=f"the alphabeta rungs (default {' '.join(map(str, ladder.DEPTHS))}; with --equal-time "
+             f"{' '.join(map(str, ladder.EQUAL_TIME_DEPTHS))}, as a time budget overrides the depth)")
+    arg("--games-per-pairing", type=int, default=ladder.GAMES_PER_PAIRING,
+        help=f"games per opponent, even (default {ladder.GAMES_PER_PAIRING})")
+    arg("--equal-time", type=float, metavar="SECONDS",
+        help="the same seconds per move for every player: alphabeta deepens iteratively until the time "
+             "is up, alphazero searches until it is up (its simulations follow from its speed), uhp "
+             "engines get that time, random and greedy ignore it")
+    arg("--seed", type=int, default=0, help="seeds the openings and the players (default 0)")
+    arg("--ply-cap", type=int, default=DEFAULT_PLY_CAP,
+        help=f"a game reaching this ply is a draw (default {DEFAULT_PLY_CAP})")
+    arg("--game-type", default="Base", choices=GAME_TYPES)
+    arg("--workers", type=int, default=1, help="processes playing games (default 1)")
+    arg("--out", help="results directory (default runs/arena/gauntlet-HASH of the settings)")
+    arg("--no-progress", action="store_true", help="no progress bar")
+
+
 def _config(args: argparse.Namespace) -> ArenaConfig:
+    if args.command == "ladder":
+        return ladder.ladder_config(args.player, args.depths, args.extra, args.games_per_pairing,
+                                    args.equal_time, args.seed, args.ply_cap, args.game_type)
     extra, games = {}, args.games_per_pairing
     players = [args.player, *args.opponents] if args.command == "gauntlet" else args.players
     if args.command == "sprt":
@@ -85,19 +121,25 @@ def main(argv: list[str] | None = None) -> int:
         config.check()
         out = args.out or default_out_dir(config)
         print(f"hive-arena {args.command}: results in {out}", flush=True)
-        report = run_arena(config, out, workers=args.workers, anchor=args.anchor,
-                           progress=not args.no_progress, prior_draws=args.elo_prior)
+        if args.command == "ladder":
+            report, result = ladder.run_ladder(config, out, workers=args.workers,
+                                               progress=not args.no_progress)
+        else:
+            report = run_arena(config, out, workers=args.workers, anchor=args.anchor,
+                               progress=not args.no_progress, prior_draws=args.elo_prior)
     except (ArenaError, ValueError, OSError) as e:
         print(f"hive-arena: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\nhive-arena: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
-    except Exception as e:  # a game failed (an engine died...): finished games are kept
+    except Exception as e:  # a game failed (a player crashed): finished games are kept
         print(f"hive-arena: error: {type(e).__name__}: {e} (rerun the same command to resume)",
               file=sys.stderr)
         return 1
     print(format_report(report))
+    if args.command == "ladder":
+        print(result.line())
     return 0
 
 

@@ -124,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     except (HiveError, PlayerSpecError) as e:
         print(f"hive-play: error: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - an engine that does not start, a missing checkpoint...
+        print(f"hive-play: error: cannot start opponent {args.opponent!r}: {' '.join(str(e).split())}",
+              file=sys.stderr)
+        return 2
     out_path = args.out or time.strftime("game-%Y%m%d-%H%M%S.txt")
     human = 0 if args.colour == "white" else 1
     session = Session(game, opponent, human, sys.stdin, sys.stdout)

@@ -5,19 +5,27 @@
     hive-train experiment=gpu name=run1      # one GPU
     hive-train experiment=cpu model.width=64 seed=3
 
-Rerunning the same command resumes the run in ``runs/<name>``.
+Rerunning the same command resumes the run in ``runs/<name>`` (settings that change the
+network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and SIGTERM
+(exit 143) stop it cleanly with one line.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
-from pathlib import Path
 
-import hydra
-from omegaconf import DictConfig, OmegaConf
+# Until main() takes over, a signal ends the start-up quietly (nothing is written yet).
+for _s in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(_s, lambda n, f: sys.exit(128 + n))
 
-from hive_env.files import write_atomic
-from training.config import ConfigError, register_configs, run_config
+from pathlib import Path  # noqa: E402
+
+import hydra  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
+
+from hive_env.files import write_atomic  # noqa: E402
+from training.config import ConfigError, register_configs, run_config  # noqa: E402
 
 CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 register_configs()  # the defaults of every setting, first in configs/train.yaml's defaults list
@@ -25,24 +33,51 @@ register_configs()  # the defaults of every setting, first in configs/train.yaml
 
 @hydra.main(config_path=CONFIGS, config_name="train", version_base=None)
 def main(cfg: DictConfig) -> None:
+    from search.checkpoint import CheckpointError
     from training.gating import Evaluation
-    from training.loop import Run, git_commit, save_final
+    from training.loop import (
+        Run,
+        Stopped,
+        check_resume,
+        git_commit,
+        record_resume,
+        save_final,
+        stop_on_signals,
+    )
 
+    stop_on_signals()
+    resolved = OmegaConf.to_container(cfg, resolve=True)
     try:
         rc = run_config(cfg)
+        changes = check_resume(rc.run_dir, resolved)  # before anything is written
     except ConfigError as e:
         print(f"hive-train: error: {e}", file=sys.stderr)
         sys.exit(2)
     rc.run_dir.mkdir(parents=True, exist_ok=True)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    text = OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {git_commit()}\n"
-    write_atomic(rc.run_dir / "config.yaml", text)
-    run = Run(rc, resolved)
-    evaluation = Evaluation(rc)
-    run.run(evaluate_hook=evaluation.on_checkpoint)
-    final = save_final(run)
-    print(f"final checkpoint: {final}")
-    evaluation.final_match(final, run)
+    commit = git_commit()
+    write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
+    if changes:
+        record_resume(rc.run_dir, changes, commit)
+        print(f"hive-train: resuming with changed settings: {'; '.join(changes)}")
+    run = None
+    try:
+        run = Run(rc, resolved)
+        evaluation = Evaluation(rc)
+        evaluation.catch_up(run)
+        run.run(evaluate_hook=evaluation.on_checkpoint)
+        final = save_final(run)
+        print(f"final checkpoint: {final}")
+        evaluation.final_match(final, run)
+    except CheckpointError as e:  # a crafted checkpoint in the run directory (damaged ones are skipped)
+        print(f"hive-train: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except Stopped as e:
+        at = f"at step {run.trainer.step}" if run is not None else "during start-up"
+        print(f"hive-train: interrupted {at}; rerun the same command to resume", file=sys.stderr)
+        sys.exit(e.exit_code)
+    finally:
+        if run is not None:
+            run.metrics.close()
 
 
 if __name__ == "__main__":

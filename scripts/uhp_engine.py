@@ -11,6 +11,7 @@ import os
 import sys
 
 from players import PlayerSpecError
+from players.uhp_client import UhpEngineError
 from players.uhp_server import DEFAULT_PLAYER, UhpEngine
 
 
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
                 out.flush()
     except PlayerSpecError as e:
         print(f"hive-uhp: error: {e}", file=sys.stderr)
+        return 2
+    except UhpEngineError as e:  # the player is an external engine that does not start
+        print(f"hive-uhp: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         pass

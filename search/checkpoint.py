@@ -1,15 +1,19 @@
 """The checkpoint file: a model with its config and encoding, written by training, read by players.
 
-A checkpoint is one ``torch.save`` file holding the model weights and config, the
-observation/action encoding version, and whatever training state the trainer adds
-(optimizer, scheduler, counters, RNG states, resolved config). It is written atomically
-(``hive_env.files``), so readers never see half a file; a truncated or corrupt file is
-refused at load with :class:`CheckpointError`.
+A checkpoint is one ``torch.save`` file (a zip archive) holding the model weights and config,
+the observation/action encoding version, and whatever training state the trainer adds
+(optimizer, scheduler, counters, RNG states, resolved config), all as tensors and plain data.
+It is written atomically (``hive_env.files``), so readers never see half a file. Reading
+checks the archive's CRCs and loads with ``weights_only=True``: a damaged file, or one that
+would run code when unpickled, is refused with a one-line :class:`CheckpointError`.
 """
 
 from __future__ import annotations
 
 import io
+import pickle
+import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,10 @@ from models.gnn import HiveGNN, ModelConfig
 
 class CheckpointError(RuntimeError):
     """A checkpoint that cannot be used: unreadable, incomplete, or of another encoding."""
+
+
+class UnsafeCheckpointError(CheckpointError):
+    """A checkpoint holding more than tensors and plain data: loading it could run code."""
 
 
 def save_checkpoint(path: str | Path, model: HiveGNN, **extra: Any) -> Path:
@@ -39,33 +47,59 @@ def save_checkpoint(path: str | Path, model: HiveGNN, **extra: Any) -> Path:
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint dict, on the CPU, checked for completeness and encoding version.
+    """The checkpoint dict, on the CPU, verified before use.
+
+    A checkpoint is data, never code: it is loaded with ``torch.load(weights_only=True)``,
+    which builds only tensors and plain containers (a crafted file that would run code is
+    refused), after the zip archive's CRCs are checked (flipped bytes are refused instead of
+    loading as silently corrupt weights).
 
     Raises:
-        CheckpointError: missing, unreadable, incomplete, or another encoding version.
+        CheckpointError: missing, damaged, not a checkpoint, unsafe, or another encoding version.
     """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
+        raise CheckpointError(f"{path} is damaged or not a checkpoint ({_brief(e)})") from None
+    if bad is not None:
+        raise CheckpointError(f"{path} is damaged: its member {bad} fails its CRC check")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        found = re.search(r"GLOBAL (\S+)", str(e))
+        what = f"it would load {found.group(1)}" if found else _brief(e)
+        raise UnsafeCheckpointError(f"{path} holds more than weights and plain data, refused as unsafe "
+                              f"({what})") from None
     except Exception as e:  # torch raises many types for a damaged file
-        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})") from None
+        raise CheckpointError(f"{path} is not a readable checkpoint ({_brief(e)})") from None
     if not isinstance(state, dict) or "model" not in state or "model_config" not in state:
         raise CheckpointError(f"{path} is not a hive-zero checkpoint (no model/model_config)")
     enc = state.get("encoding", {})
-    if enc.get("version") != ENCODING_VERSION:
-        raise CheckpointError(
-            f"{path} uses encoding version {enc.get('version')}, this code {ENCODING_VERSION}")
+    if not isinstance(enc, dict) or enc.get("version") != ENCODING_VERSION:
+        version = enc.get("version") if isinstance(enc, dict) else None
+        raise CheckpointError(f"{path} uses encoding version {version}, this code {ENCODING_VERSION}")
     return state
+
+
+def _brief(e: BaseException) -> str:
+    """One line of an exception, at most 160 characters (torch's messages run to pages)."""
+    text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(e)).split())
+    return f"{type(e).__name__}: {text[:157] + '...' if len(text) > 160 else text}"
 
 
 def load_model(path: str | Path, device: str | torch.device = "cpu") -> tuple[HiveGNN, dict[str, Any]]:
     """The model of a checkpoint, in eval mode on ``device``, and the whole checkpoint dict."""
     state = read_checkpoint(path)
-    model = HiveGNN(ModelConfig(**state["model_config"]))
+    try:
+        model = HiveGNN(ModelConfig(**state["model_config"]))
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"{path}: bad model config ({_brief(e)})") from None
     try:
         model.load_state_dict(state["model"])
-    except RuntimeError as e:
-        raise CheckpointError(f"{path}: weights do not match the model config ({e})") from None
+    except (RuntimeError, TypeError, AttributeError) as e:
+        raise CheckpointError(f"{path}: weights do not match the model config ({_brief(e)})") from None
     return model.to(device).eval(), state

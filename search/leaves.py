@@ -5,6 +5,10 @@ The kernels rebuild a leaf's position by replaying its path from the root board 
 driver turns the leaves that need the network into one observation batch with
 :class:`LeafEncoder`. Everything else in ``search/`` sees only arrays.
 
+Finished positions are valued as self-play labels them (``hive_env.outcome``): with an
+adjudication margin, a game drawn by the ply cap (not a real draw) gets the adjudicated
+result; the driver applies this to the step's terminal leaves with :func:`adjudicate_leaves_`.
+
 Leaf rows: the leaves of one search step are rows ``i = b * L + k`` of a :class:`LeafBatch`
 (game b, its k-th leaf, ``L = leaves_per_tree``); the status codes are in ``search.tree``.
 """
@@ -16,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from hive_env.board import BOARD_SIZE, HIST, IN_PROGRESS, PLY, STATUS, play
+from hive_env.board import BOARD_SIZE, DRAW, HIST, IN_PROGRESS, PLY, STATUS, play
 from hive_env.encode import (
     CHUNK,
     MAX_LEGAL,
@@ -28,10 +32,13 @@ from hive_env.encode import (
     observe_batch_with_moves,
     raise_encoding_errors,
 )
-from hive_env.outcome import terminal_value
+from hive_env.outcome import adjudicate, is_real_draw, score_for, terminal_value
 
-__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "LeafBatch", "LeafEncoder", "allocate_leaves", "is_finished",
-           "observe_roots", "play", "position_key", "terminal_value"]
+from .tree import LEAF_TERMINAL
+
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "LeafBatch", "LeafEncoder", "adjudicate_leaves_",
+           "adjudicated_value", "allocate_leaves", "is_finished", "observe_roots", "play", "position_key",
+           "previous_key", "terminal_value"]
 
 
 class LeafBatch(NamedTuple):
@@ -69,8 +76,44 @@ def is_finished(board: np.ndarray) -> bool:
 
 def position_key(board: np.ndarray, hist: np.ndarray) -> int:
     """Identity of a root position: its hash and ply (tree reuse must match both)."""
+    return _key(int(hist[int(board[PLY]) % HIST]), int(board[PLY]))
+
+
+def previous_key(board: np.ndarray, hist: np.ndarray) -> int:
+    """:func:`position_key` of the position one ply before ``board``, read from the hash ring
+    (-1 at ply 0). A set-up position's ring knows only its own hash: its previous key then
+    matches no real position."""
     ply = int(board[PLY])
-    return (int(hist[ply % HIST]) & 0x7FFF_FFFF_FFFF) * 1024 + (ply & 1023)
+    return _key(int(hist[(ply - 1) % HIST]), ply - 1) if ply > 0 else -1
+
+
+def _key(hash_: int, ply: int) -> int:
+    return (hash_ & 0x7FFF_FFFF_FFFF) * 1024 + (ply & 1023)
+
+
+@njit(cache=True, nogil=True)
+def adjudicated_value(board: np.ndarray, hist: np.ndarray, margin: int) -> float:
+    """Value of a finished position for its side to move, scored as self-play labels it: a
+    draw by the ply cap (not ``is_real_draw``) gets ``adjudicate(board, margin)``'s result
+    (``margin <= 0``: a draw, the same as :func:`terminal_value`)."""
+    status = board[STATUS]
+    if status == DRAW and margin > 0 and not is_real_draw(board, hist):
+        status = adjudicate(board, margin)
+    return score_for(status, board[PLY] & 1)
+
+
+@njit(cache=True, nogil=True)
+def adjudicate_leaves_(leaves: LeafBatch, node_terminal_value: np.ndarray, margin: int) -> None:
+    """Re-value the drawn terminal leaves of a step with :func:`adjudicated_value`, in
+    ``leaves.value`` and in the tree (``node_terminal_value [B, N] float32``), so that later
+    visits reuse it. Run between the select and the backup kernels when ``margin > 0``."""
+    L = leaves.node.shape[0] // node_terminal_value.shape[0]
+    for i in range(leaves.node.shape[0]):
+        if leaves.status[i] != LEAF_TERMINAL or leaves.boards[i, STATUS] != DRAW:
+            continue
+        v = adjudicated_value(leaves.boards[i], leaves.hists[i], margin)
+        leaves.value[i] = v
+        node_terminal_value[i // L, leaves.node[i]] = v
 
 
 def observe_roots(boards: np.ndarray, max_legal: int) -> tuple[dict[str, np.ndarray], np.ndarray]:

@@ -14,6 +14,9 @@ finished. Room is made before each kernel call (``search.tree.grow_tree``), a le
 into a node still awaiting evaluation is selected again in the next step, and a game that
 has done its simulations selects nothing. Simulations ending in a finished position count.
 
+Finished positions are valued exactly; with ``adjudicate_margin > 0`` a game drawn by the
+ply cap is valued as self-play labels it (the adjudicated result, ``search.leaves``).
+
 Trees are kept between moves (tree reuse) until a tree holds ``max_nodes`` nodes; then it is
 dropped at the next move, which bounds memory (nodes, and so edges: at most M per node).
 """
@@ -41,6 +44,7 @@ from .leaves import (
     MAX_LEGAL,
     LeafBatch,
     LeafEncoder,
+    adjudicate_leaves_,
     allocate_leaves,
     observe_roots,
     position_key,
@@ -196,11 +200,15 @@ class BatchedMCTS:
         expansions: game type bits of every game.
         evaluate: the network (see the module docstring); may be replaced between searches.
         max_legal: M of the observations.
+        adjudicate_margin: value a position drawn by the ply cap by ``hive_env.outcome.adjudicate``
+            with this margin, as self-play labels capped games (``selfplay.adjudicate_margin``);
+            0 = such a position is a draw.
     """
 
     def __init__(self, config: SearchConfig, batch: int, expansions: int, evaluate: Evaluate,
-                 max_legal: int = MAX_LEGAL):
+                 max_legal: int = MAX_LEGAL, adjudicate_margin: int = 0):
         self.config = config
+        self.adjudicate_margin = int(adjudicate_margin)
         self.B = batch
         self.expansions = expansions
         self.evaluate = evaluate
@@ -261,7 +269,7 @@ class BatchedMCTS:
 
     # ----- search ------------------------------------------------------------------------------
     def search(self, boards: np.ndarray, hists: np.ndarray, seeds: np.ndarray, add_noise: bool,
-               temperature: np.ndarray | float = 0.0) -> SearchResult:
+               temperature: np.ndarray | float = 0.0, stop: Callable[[], bool] | None = None) -> SearchResult:
         """Run every game's simulations and choose a move per game.
 
         Args:
@@ -271,6 +279,9 @@ class BatchedMCTS:
                 game searched alone or in a batch gives the same result.
             add_noise: Dirichlet (or Gumbel) exploration at the root (self-play).
             temperature: [B] or scalar; 0 plays the most visited move (PUCT).
+            stop: asked after every step; True ends the search early (a time cap): the move is
+                then chosen from what was searched (Gumbel: among the surviving candidates),
+                and ``sims_done`` says how many simulations ran.
 
         Returns:
             SearchResult with root statistics per legal-move slot.
@@ -298,6 +309,8 @@ class BatchedMCTS:
             for b in phase_over:
                 self._halve(s, int(b))
             s.phase[phase_over] += 1
+            if stop is not None and stop():
+                break
         return self._result(s, temperature)
 
     def _start(self, boards, hists, rngs, add_noise) -> _Search:
@@ -365,6 +378,8 @@ class BatchedMCTS:
         leaves = s.leaves
         select(self.tree, s.boards, s.hists, want, leaves, params, s.cand)
         _check_room(leaves)
+        if self.adjudicate_margin > 0:
+            adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
         need = np.flatnonzero(leaves.status == LEAF_EVAL)
         leaves.row[:] = -1
         leaves.row[need] = np.arange(need.size, dtype=np.int32)

@@ -229,6 +229,28 @@ def test_resume_refuses_other_settings_and_corrupt_records(tmp_path):
         run_arena(gauntlet(2), tmp_path, progress=False)
 
 
+@pytest.mark.parametrize("change, message", [
+    ({"white_score": None}, "without 'white_score'"),
+    ({"round": "0"}, "a bad 'round': '0'"),
+    ({"white_index": True}, "a bad 'white_index'"),
+    ({"seeds": 7}, "a bad 'seeds'"),
+    ({"game_string": None}, "without 'game_string'"),
+    ({"white_index": 1, "black_index": 0}, "other player indices or round"),
+    ({"white_score": 0.25}, "white_score 0.25 and result"),
+])
+def test_resume_validates_whole_records_naming_file_and_line(tmp_path, change, message):
+    # before: only id and players were checked, and a missing field failed later ("rerun to resume")
+    run_arena(gauntlet(2), tmp_path, progress=False)
+    lines = (tmp_path / "games.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    record.update(change)
+    record = {k: v for k, v in record.items() if v is not None}
+    for number, text in ((1, [json.dumps(record), lines[1]]), (2, [lines[1], json.dumps(record)])):
+        (tmp_path / "games.jsonl").write_text("\n".join(text) + "\n")  # a whole last line is checked too
+        with pytest.raises(ArenaError, match=f"games.jsonl line {number}: .*{message}"):
+            run_arena(gauntlet(2), tmp_path, progress=False)
+
+
 def test_parallel_workers_match_serial_and_resume(tmp_path):
     config = gauntlet(6)
     serial = run_arena(config, tmp_path / "serial", progress=False)

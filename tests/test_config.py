@@ -177,5 +177,6 @@ def test_hive_train_prints_one_error_line_and_exits_2(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "hive-train: error: unknown setting eval.gamez (known: every, final_games, final_opponents, "
-        "final_sims, games, gate_score, gating, openings_plies, opponents, sims, sprt_max_games, workers)"]
+        "final_sims, games, gate_score, gating, ladder, ladder_depths, openings_plies, opponents, sims, "
+        "sprt_max_games, workers)"]
     assert not (run_dir / "config.yaml").exists()

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from hive_env import GAME_TYPES
+from hive_env import GAME_TYPES, Game
 from hive_env.actions import action_to_move, move_to_action, transform_actions
-from hive_env.board import BELOW, EXPANSIONS, LAST, PASS, PLY, PLY_CAP, POS, TOP
+from hive_env.board import BELOW, EXPANSIONS, LAST, PASS, PLY, POS, TOP
 from hive_env.encode import (
     MAX_LEGAL,
     N_GLOBAL_FEATURES,
@@ -25,6 +25,7 @@ from hive_env.encode import (
     transform_observation,
 )
 from hive_env.grid import NEIGH, ORIGIN
+from hive_env.outcome import DEFAULT_PLY_CAP
 from hive_env.pieces import BUG_COUNT, PIECE_BUG, PIECE_COLOUR, bug_in_game, parse_game_type, piece_of
 from hive_env.pinned import articulation_hexes
 from hive_env.position import board_from_tiles
@@ -147,11 +148,10 @@ def reference_graph(board: np.ndarray):
         feats[dst][36] += 1 / 16
         legal.add((action, src, dst))
     turn = ply // 2 + 1
-    cap = int(board[PLY_CAP])
     g = np.zeros(N_GLOBAL_FEATURES, np.float32)
     g[0], g[1], g[2] = me, queens[0] >= 0, queens[1] >= 0
     g[3], g[4], g[5] = queens[0] < 0 and turn == 4, turn == 1, turn / 50
-    g[6] = ply / cap if cap else 0
+    g[6] = min(ply / DEFAULT_PLY_CAP, 1)
     for side in range(2):
         if queens[side] >= 0:
             g[7 + side] = sum(board[TOP + NEIGH[queens[side], d]] < 0 for d in range(6)) / 6
@@ -277,6 +277,22 @@ def test_transform_observation_batched_and_without_board():
     n = int(obs["n_legal"][0])
     assert transform_actions(boards[0], obs["legal_actions"][0, :n], 0).tolist() == \
         obs["legal_actions"][0, :n].tolist()
+
+
+def test_global_features_do_not_depend_on_the_ply_cap():
+    # Self-play always has a cap, arena and UHP play none: the network must see the same input.
+    # Feature 6 is a game clock that saturates at DEFAULT_PLY_CAP plies, cap or no cap.
+    for ply_cap in (0, 31, 200, DEFAULT_PLY_CAP):
+        for game in random_games("Base", seed=17, n_games=2, max_plies=60, every=7, ply_cap=ply_cap):
+            if game.is_over:
+                continue
+            free = Game.from_string(game.game_string())  # the same moves, no cap
+            assert free.board[PLY] == game.board[PLY] and free.hash == game.hash
+            want = observe(free.board)["global_feat"]
+            np.testing.assert_array_equal(observe(game.board)["global_feat"], want)
+    for ply, clock in ((DEFAULT_PLY_CAP // 2, 0.5), (DEFAULT_PLY_CAP, 1.0), (2 * DEFAULT_PLY_CAP, 1.0)):
+        board, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bQ", 1, 0)], ply=ply)
+        assert observe(board)["global_feat"][6] == pytest.approx(clock)
 
 
 def test_placement_cells_are_marked():

@@ -83,6 +83,14 @@ def test_end_of_input_and_bad_arguments(tmp_path):
     assert bad.returncode == 2 and "hive-play: error:" in bad.stderr
 
 
+def test_an_opponent_engine_that_does_not_start_is_one_line(tmp_path):
+    done = run_play(["--opponent", "uhp:cmd=/nonexistent/engine", "--out", str(tmp_path / "g.txt")], "")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("hive-play: error: cannot start opponent 'uhp:cmd=/nonexistent/engine': "
+                                  "cannot start engine '/nonexistent/engine'")
+    assert not (tmp_path / "g.txt").exists()
+
+
 def test_render_draws_a_hex_grid_with_stacks():
     #   wQ sits under bB1; wS1 to its east, bA1 south-east of the stack
     board, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bB1", 0, 0), ("wS1", 1, 0), ("bA1", 0, 1)], 4)

@@ -11,8 +11,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+import torch
 
 from hive_env import Game, HiveError
+from models.gnn import build_model
+from search.checkpoint import save_checkpoint
 
 from helpers import MIDGAME, ROOT, WIN_IN_ONE
 from helpers import UHP_ENGINE as ENGINE
@@ -267,3 +270,29 @@ def test_interrupt_exits_cleanly():
     assert "Traceback" not in eng.proc.stderr.read()  # type: ignore[union-attr]
     eng.proc.stdin.close()  # type: ignore[union-attr]
     eng.proc.stderr.close()  # type: ignore[union-attr]
+
+
+def test_alphazero_answers_a_legal_move_after_moves_it_did_not_suggest(tmp_path):
+    # Its kept tree grew below its own suggestion; after another first move and a reply whose
+    # move code is also an edge there, that subtree is another position's and must be dropped.
+    torch.manual_seed(0)
+    ckpt = save_checkpoint(tmp_path / "net.pt", build_model("tiny"))
+    eng = Engine("--player", f"alphazero:ckpt={ckpt},sims=64,device=cpu")
+    try:
+        assert eng.send("options set MaxTime 0")[-1] == "ok"  # (a cap used to make every search 54 s)
+        eng.send("newgame Base")
+        suggested = eng.send("bestmove depth 1")[0]
+        for first in [m for m in ("wB1", "wS1", "wG1") if m != suggested][:2]:
+            for reply in (f"b{bug}1 {first}{side}" for bug in "BS" for side in ("-", "/", "\\")):
+                eng.send(f"play {first}")
+                assert eng.send(f"play {reply}")[0].startswith("Base;InProgress;White[2]")
+                answer = eng.send("bestmove depth 1")[0]
+                assert answer in eng.send("validmoves")[0].split(";"), (first, reply, answer)
+                assert eng.send(f"play {answer}")[0].startswith("Base;InProgress;Black[2]")
+                assert eng.send("undo 3") == ["Base;NotStarted;White[1]", "ok"]
+                assert eng.send("bestmove depth 1")[0] == suggested  # its tree is below it again
+        # A bare bestmove searches the spec's sims; MaxTime (60 s) only caps it (it used to fill 54 s).
+        assert eng.send("options set MaxTime 60")[-1] == "ok"
+        assert eng.send("bestmove")[0] in eng.send("validmoves")[0].split(";")
+    finally:
+        assert eng.close()[0] == 0

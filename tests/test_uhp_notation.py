@@ -7,10 +7,12 @@ import sys
 
 import pytest
 
-from hive_env import Game, GameStringError, HiveError, IllegalMoveError, NotationError
-from hive_env.pieces import GAME_TYPES, parse_game_type
+from hive_env import PASS, Game, GameStringError, HiveError, IllegalMoveError, NotationError
+from hive_env.board import TOP, move_dest, move_piece
+from hive_env.grid import NE, NEIGH, NW, SE, SW, E, W
+from hive_env.pieces import GAME_TYPES, parse_game_type, piece_name
 
-from helpers import ROOT
+from helpers import ROOT, random_games
 
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
 
@@ -43,6 +45,50 @@ def test_parsing_is_case_insensitive_and_accepts_any_reference():
     assert (a.board == b.board).all()
     # wS1 is at the origin, wQ to its west: the cell NW of wS1 is NE of wQ.
     assert a.parse_move("wa1 \\WS1") == a.parse_move("WA1 wQ/")
+
+
+CLIMB = ("Base;InProgress;Black[7];wG1;bA1 wG1-;wQ /wG1;bA2 bA1/;wG2 wQ\\;bB1 bA2/;wG3 wG2-;bQ bB1-;"
+         "wG3 /wQ;bS1 bQ\\;wS1 -wG3;bB2 /bS1;wB1 /wG2")
+"""Black to move; bB2 can climb onto bS1, which lies south-east of bQ."""
+
+
+def test_a_climb_names_the_stack_not_a_direction_into_it():
+    game = Game.from_string(CLIMB)
+    climb = game.parse_move("bB2 bS1")
+    assert climb in game.legal_moves()
+    before = game.game_string()
+    with pytest.raises(IllegalMoveError, match=r"south-east of bQ holds bS1.*written 'bB2 bS1'"):
+        game.parse_move("bB2 bQ\\")
+    with pytest.raises(IllegalMoveError):
+        game.play("bB2 bQ\\")
+    assert game.game_string() == before
+    game.play("bB2 bS1")
+    assert game.game_string().endswith(";bB2 bS1")
+
+
+def _directional(name: str, ref: str, direction: int) -> str:
+    """``name`` moved to the cell in ``direction`` from ``ref``, in UHP's directional form."""
+    return name + " " + {NE: f"{ref}/", E: f"{ref}-", SE: f"{ref}\\",
+                         SW: f"/{ref}", W: f"-{ref}", NW: f"\\{ref}"}[direction]
+
+
+def test_every_directional_form_into_an_occupied_cell_is_refused():
+    checked = 0
+    for game in random_games("Base+MLP", seed=3, n_games=6, max_plies=80, every=3):
+        for move in map(int, game.legal_moves()):
+            if move == PASS or game.board[TOP + move_dest(move)] < 0:
+                continue
+            dest = move_dest(move)
+            assert game.parse_move(game.move_string(move)) == move  # the printed form parses
+            for d in range(6):  # each tile next to dest names dest by a direction from it
+                ref = int(game.board[TOP + NEIGH[dest, d]])
+                if ref < 0 or ref == move_piece(move):
+                    continue
+                text = _directional(piece_name(move_piece(move)), piece_name(ref), (d + 3) % 6)
+                with pytest.raises(IllegalMoveError, match="holds"):
+                    game.parse_move(text)
+                checked += 1
+    assert checked > 20  # the test saw many climbs
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from models.gnn import HiveGNN
-from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
+from search.checkpoint import CheckpointError, UnsafeCheckpointError, read_checkpoint, save_checkpoint
 
 _STEP_RE = re.compile(r"^ckpt_(\d+)\.pt$")
 
@@ -41,10 +41,17 @@ class CheckpointStore:
         return sorted(out)
 
     def latest(self) -> tuple[int, dict[str, Any]] | None:
-        """The newest readable checkpoint as (step, dict); corrupt ones are skipped with a warning."""
+        """The newest readable checkpoint as (step, dict); damaged ones are skipped with a warning.
+
+        Raises:
+            UnsafeCheckpointError: a checkpoint that would run code when loaded: someone put it
+                there, so the run stops instead of quietly resuming from an older one.
+        """
         for step in reversed(self.steps()):
             try:
                 return step, read_checkpoint(self.path(step))
+            except UnsafeCheckpointError:
+                raise
             except CheckpointError as e:
                 warnings.warn(f"skipping checkpoint: {e}", stacklevel=2)
         return None

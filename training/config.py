@@ -152,6 +152,12 @@ class EvalConfig:
         final_sims: simulations of the final network (None = ``sims``).
         openings_plies: random opening plies per game pair (the arena's ``random:N``).
         workers: arena processes.
+        ladder: each evaluation also plays the ladder's opponents (``arena.ladder``: random,
+            greedy, alphabeta at each of ``ladder_depths``) and logs the checkpoint's Elo
+            relative to alphabeta:depth=2 (random when 2 is not a ladder depth) as
+            ``eval/ladder_elo`` with ``_lo``/``_hi``; ``games`` games per opponent.
+        ladder_depths: the alphabeta depths of the ladder during training (the standalone
+            ladder, ``hive-arena ladder``, plays 1-4; 4 is slow for every evaluation).
     """
 
     every: int = 1
@@ -166,6 +172,8 @@ class EvalConfig:
     final_sims: int | None = None
     openings_plies: int = 2
     workers: int = 1
+    ladder: bool = False
+    ladder_depths: tuple[int, ...] = (1, 2, 3)
 
     def __post_init__(self):
         for key in ("games", "final_games", "sprt_max_games"):
@@ -194,6 +202,9 @@ class EvalConfig:
                     raise ValueError(f"eval.{key}[{i}]: {e}") from None
                 if spec in specs[:i]:
                     raise ValueError(f"eval.{key}[{i}]: {spec!r} is listed twice")
+        depths = self.ladder_depths
+        if not depths or min(depths) < 1 or len(set(depths)) != len(depths):
+            raise ValueError(f"eval.ladder_depths must be distinct depths >= 1, got {list(depths)}")
 
 
 GROUPS: dict[str, type] = {"env": EnvConfig, "model": ModelSettings, "search": SearchConfig,
@@ -273,9 +284,10 @@ def _typed(value: Any, hint: Any, key: str) -> Any:
     elif hint in (str, Path):
         ok, want = isinstance(value, str), "text"
         value = hint(value) if ok else value
-    elif origin in (tuple, list) and args[0] is str:
-        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
-        want = "a list of text"
+    elif origin in (tuple, list) and args[0] in (str, int):
+        item = args[0]
+        ok = isinstance(value, (list, tuple)) and all(type(v) is item for v in value)
+        want = "a list of text" if item is str else "a list of whole numbers"
         value = origin(value) if ok else value
     else:
         raise TypeError(f"{key}: no check for the type {hint}")
@@ -335,3 +347,52 @@ def run_config(cfg: DictConfig) -> RunConfig:
     _check_device(top.get("device", "auto"))
     groups["model"] = groups["model"].model_config()
     return RunConfig(**groups, **top)
+
+
+# ----- resuming ----------------------------------------------------------------------------------
+RESUME_FIXED = ("env.", "model.")
+"""Settings a resumed run must keep (prefixes of full keys): they change the network or the
+meaning of its data. ``env.game_type`` sets the action space and the pieces, ``env.ply_cap``
+decides which games end as draws (and so their labels), and ``model.*`` sets the
+network's shape (a change that resolves to the same network, e.g. ``model.size=tiny`` for
+``model.width=32 model.layers=2``, is allowed). Everything else (``train.*``, ``selfplay.*``,
+``search.*``, ``eval.*``, ``seed``, ``device``, ``compile``, ``name``) may change on resume."""
+
+RESUME_IGNORED = ("run_dir", "hydra")
+"""Top-level keys never compared on resume."""
+
+
+def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` as ``{"a.b": 1}`` (lists and tuples are values)."""
+    if not isinstance(tree, dict):
+        return {prefix[:-1]: tree}
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        out.update(_flat(v, f"{prefix}{k}."))
+    return out
+
+
+def _same_network(saved: dict, new: dict) -> bool:
+    """Whether two ``model`` sections resolve to the same :class:`ModelConfig`."""
+    try:
+        return (ModelSettings(**(saved.get("model") or {})).model_config()
+                == ModelSettings(**(new.get("model") or {})).model_config())
+    except (TypeError, ValueError):
+        return False
+
+
+def resume_changes(saved: dict, new: dict) -> tuple[list[str], list[str]]:
+    """The differences between the settings a run was saved with and the new ones, as
+    ``key: old -> new`` texts: (refused, allowed). Refused are the :data:`RESUME_FIXED` keys."""
+    old = {k: v for k, v in _flat(saved).items() if k.split(".")[0] not in RESUME_IGNORED}
+    cur = {k: v for k, v in _flat(new).items() if k.split(".")[0] not in RESUME_IGNORED}
+    refused, allowed = [], []
+    same_network = _same_network(saved, new)
+    for key in sorted(set(old) | set(cur)):
+        a, b = old.get(key, "<unset>"), cur.get(key, "<unset>")
+        if a == b:
+            continue
+        text = f"{key}: {a} -> {b}"
+        fixed = key.startswith(RESUME_FIXED) and not (key.startswith("model.") and same_network)
+        (refused if fixed else allowed).append(text)
+    return refused, allowed

@@ -6,15 +6,23 @@ Processes talk only through two stores in the run directory::
       config.yaml          resolved config (+ git commit) of the run
       checkpoints/         CheckpointStore: ckpt_<step>.pt (model + full trainer state), best.pt
       replay/              ReplayStore: shard_<worker>_<seq>.npz, games_<worker>.txt
+      resumes.log          one line per resume with changed settings
       tb/                  TensorBoard events
-      eval/                arena results of evaluations during training
+      eval/                evaluations (training.gating): ledger.json, frozen/, arena results
 
 Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
 runs and tests) poll the checkpoint store for the newest network and write shards. The
 trainer trains while ``samples_trained <= samples_per_position * positions_in_replay``
 and publishes a checkpoint every ``checkpoint_every`` steps. A run killed at any moment
 resumes from its directory with the same command: the newest readable checkpoint restores
-model, optimiser, step and RNG states; replay shards on disk are kept.
+model, optimiser, step and RNG states; replay shards on disk are kept. Before writing anything,
+:func:`check_resume` compares the new settings with the saved ones (``config.yaml``, else the
+newest checkpoint's): changes of the network or of the data's meaning are refused, the others
+are recorded in ``resumes.log``. SIGINT and SIGTERM stop the trainer cleanly (:func:`stop_on_signals`:
+workers stopped, TensorBoard flushed); workers ignore SIGINT and are stopped by the trainer.
+
+Checkpoints hold plain data and tensors only (loadable with ``torch.load(weights_only=True)``):
+the RNG states are stored as tuples, lists, dicts, ints and a tensor.
 """
 
 from __future__ import annotations
@@ -22,23 +30,124 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import random
+import signal
 import subprocess
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
-from search.checkpoint import save_checkpoint
+from hive_env.files import write_atomic
+from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from search.network import pick_device
 
 from .checkpoint import CheckpointStore
-from .config import RunConfig
+from .config import ConfigError, RunConfig, resume_changes
 from .metrics import Metrics
 from .replay import ReplayStore
 from .trainer import Trainer
 from .worker import WorkerLoop, seed_everything, worker_main
+
+# ----- signals and resuming ----------------------------------------------------------------------
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM in the trainer process (:func:`stop_on_signals`); ``exit_code`` is
+    128 + the signal's number (130, 143)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.exit_code = 128 + signum
+
+
+def stop_on_signals() -> None:
+    """Make SIGINT and SIGTERM raise :class:`Stopped` in this (the main) thread, so ``finally``
+    blocks stop the workers and flush TensorBoard. A second signal while stopping exits at
+    once with the same status (a run may be killed at any moment and resumed)."""
+
+    def handler(signum, frame):
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, lambda n, f: os._exit(128 + n))
+        raise Stopped(signum)
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, handler)
+
+
+def saved_settings(run_dir: Path) -> dict[str, Any] | None:
+    """The settings an existing run was last started with: its ``config.yaml``, else the config
+    stored in its newest readable checkpoint; None for a new run. Reads only."""
+    from omegaconf import OmegaConf
+
+    path = run_dir / "config.yaml"
+    if path.is_file():
+        try:
+            saved = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+            if isinstance(saved, dict):
+                return saved
+        except Exception:  # a damaged config.yaml: fall back to the checkpoints
+            pass
+    ckpt_dir = run_dir / "checkpoints"
+    if ckpt_dir.is_dir():
+        for p in sorted(ckpt_dir.glob("ckpt_*.pt"), reverse=True):
+            try:
+                config = read_checkpoint(p).get("config")
+            except CheckpointError:
+                continue
+            if isinstance(config, dict):
+                return config
+    return None
+
+
+def check_resume(run_dir: Path, settings: dict[str, Any]) -> list[str]:
+    """Compare ``settings`` with those saved in ``run_dir`` (:func:`saved_settings`), writing nothing.
+
+    Returns:
+        the allowed changes (``key: old -> new``), empty for a new run or the same settings.
+    Raises:
+        ConfigError: a change the run cannot take (``training.config.RESUME_FIXED``), all named.
+    """
+    saved = saved_settings(run_dir)
+    if saved is None:
+        return []
+    refused, allowed = resume_changes(saved, settings)
+    if refused:
+        raise ConfigError(f"cannot resume {run_dir} with changed {'; '.join(refused)} (they change the "
+                          "network or the meaning of its data): use the old values or another run_dir")
+    return allowed
+
+
+def record_resume(run_dir: Path, changes: list[str], commit: str) -> Path:
+    """Append one line for a resume with ``changes`` to ``run_dir/resumes.log`` (rewritten atomically)."""
+    path = run_dir / "resumes.log"
+    old = path.read_text() if path.is_file() else ""
+    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return write_atomic(path, old + f"{when} git {commit}: {'; '.join(changes)}\n")
+
+
+def _plain_rng_states(rng: np.random.Generator) -> dict[str, Any]:
+    """Python's, numpy's, torch's and ``rng``'s states as plain data and tensors (weights_only-safe)."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {"python": random.getstate(),
+            "numpy": (str(name), [int(k) for k in keys], int(pos), int(has_gauss), float(cached)),
+            "torch": torch.get_rng_state(),
+            "generator": rng.bit_generator.state}
+
+
+def _restore_rng_states(states: dict[str, Any], rng: np.random.Generator) -> None:
+    """The inverse of :func:`_plain_rng_states` (also reads numpy states stored as arrays)."""
+    version, internal, gauss = states["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, pos, has_gauss, cached = states["numpy"]
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
+    torch.set_rng_state(states["torch"])
+    rng.bit_generator.state = states["generator"]
+
 
 # ----- the trainer side ------------------------------------------------------------------------
 
@@ -74,6 +183,7 @@ class Run:
         self.trainer = Trainer(self.model, cfg.train, self.device, cfg.max_legal,
                                compile=cfg.compile)
         self.seen_shards: set[str] = set()
+        self.trained = 0  # steps trained by this process (0: final.pt, if there, is still current)
         self.resumed_from = self._resume()
 
     # ----- checkpoints ------------------------------------------------------------------------
@@ -89,18 +199,14 @@ class Run:
             self.trainer.load_state(state["trainer"])
         rng = state.get("rng")
         if rng:
-            random.setstate(rng["python"])
-            np.random.set_state(rng["numpy"])
-            torch.set_rng_state(rng["torch"])
-            self.rng.bit_generator.state = rng["generator"]
+            _restore_rng_states(rng, self.rng)
         self.seen_shards = set(state.get("seen_shards", []))
         self.log(f"resumed from checkpoint step {step} ({len(self.seen_shards)} shards seen)")
         return step
 
     def publish(self) -> Path:
-        rng = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state(),
-               "generator": self.rng.bit_generator.state}
-        return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(), rng=rng,
+        return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),
+                                  rng=_plain_rng_states(self.rng),
                                   config=self.resolved_config, seen_shards=sorted(self.seen_shards),
                                   git=git_commit())
 
@@ -129,18 +235,15 @@ class Run:
         tc = cfg.train
         ctx = mp.get_context("spawn")
         stop = ctx.Event()
-        procs = []
+        procs: list = []
         inline = None
-        if cfg.selfplay.workers > 0:
-            for w in range(cfg.selfplay.workers):
-                p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid()), daemon=True)
-                p.start()
-                procs.append(p)
-        else:
-            inline = WorkerLoop(cfg, 0, self.device)
         bar = tqdm(total=tc.steps, initial=self.trainer.step, desc="train", unit="step", dynamic_ncols=True)
         last_positions = -1
         try:
+            if cfg.selfplay.workers > 0:
+                procs.extend(_start_workers(ctx, cfg, stop))
+            else:
+                inline = WorkerLoop(cfg, 0, self.device)
             while self.trainer.step < tc.steps:
                 positions = self.replay.count()
                 allowed = positions * tc.samples_per_position / tc.batch_size
@@ -159,6 +262,7 @@ class Run:
                     continue
                 batch = self.replay.sample(tc.batch_size, tc.window, self.rng, tc.augment)
                 metrics = self.trainer.train_step(batch)
+                self.trained += 1
                 step = self.trainer.step
                 self.metrics.scalars("train", metrics, step)
                 bar.update(1)
@@ -185,6 +289,30 @@ class Run:
             raise RuntimeError(f"self-play worker(s) {dead} died (exit codes {codes}); see their output")
 
 
+def _start_workers(ctx, cfg: RunConfig, stop) -> list:
+    """Spawn the self-play processes with SIGINT ignored from their first instruction (a
+    spawned child inherits an ignored signal), so Ctrl-C reaches only the trainer."""
+    procs = []
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for w in range(cfg.selfplay.workers):
+            p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid()), daemon=True)
+            p.start()
+            procs.append(p)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return procs
+
+
 def save_final(run: Run) -> Path:
-    """The final network as ``final.pt`` beside the checkpoints."""
-    return save_checkpoint(run.cfg.run_dir / "checkpoints" / "final.pt", run.model, step=run.trainer.step)
+    """The final network as ``final.pt`` beside the checkpoints; kept as it is when this process
+    trained nothing and it already holds this step (a rerun of a finished run), so that its
+    final match resumes."""
+    path = run.cfg.run_dir / "checkpoints" / "final.pt"
+    if run.trained == 0:
+        try:
+            if read_checkpoint(path).get("step") == run.trainer.step:
+                return path
+        except CheckpointError:
+            pass
+    return save_checkpoint(path, run.model, step=run.trainer.step)

@@ -8,7 +8,8 @@ them), so the batch stays full.
 
 Capped games (``ply_cap``) are draws; with ``adjudicate_margin > 0`` a capped game is
 instead scored as a win for the side whose pressure on the enemy queen (occupied
-neighbours) is ahead by at least that margin: a denser learning signal for small runs.
+neighbours) is ahead by at least that margin: a denser learning signal for small runs. The
+search values positions drawn by the cap by the same rule, so its targets agree with the labels.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ class SelfPlay:
         self.config = config
         self.env = HiveVecEnv(config.games, game_type, ply_cap=ply_cap)
         self.game_type = game_type
-        self.mcts = BatchedMCTS(search, config.games, self.env.expansions, evaluate)
+        self.mcts = BatchedMCTS(search, config.games, self.env.expansions, evaluate,
+                                adjudicate_margin=config.adjudicate_margin)  # search values = labels
         self.rng = np.random.default_rng(seed)
         self.traces = [_Trace() for _ in range(config.games)]
 

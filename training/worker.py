@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -92,7 +93,13 @@ class WorkerLoop:
 
 
 def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int) -> None:
-    """Entry point of a self-play process: play until told to stop or the parent dies."""
+    """Entry point of a self-play process: play until told to stop or the parent dies.
+
+    SIGINT is ignored (the trainer spawns workers with it ignored already): Ctrl-C reaches the
+    whole process group, and the trainer stops its workers through ``stop``. SIGTERM ends a
+    worker at once, which is safe: shards are written atomically.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     import numba
 

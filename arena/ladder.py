@@ -1,0 +1,186 @@
+"""The ladder: one fixed, reproducible strength measurement of a player.
+
+A ladder is a gauntlet (:func:`arena.arena.run_arena`, mode ``gauntlet``) of one player against
+fixed rungs, with fixed settings::
+
+    random, greedy, alphabeta:depth=1, alphabeta:depth=2, alphabeta:depth=3, alphabeta:depth=4
+    (+ any extra opponents, e.g. uhp:cmd=... engines)
+
+    seed 0, colours alternated in pairs, openings random:4, ply cap 300, 100 games per pairing
+
+and one number as its result: the player's Elo relative to :data:`ANCHOR` (``alphabeta:depth=2``,
+or ``random`` when the rungs leave it out) with its 95% interval, printed as one line and stored
+in ``ladder.json`` beside the arena's usual results. The results directory is named by a hash of
+the settings (``arena.config.default_out_dir``), so the same command resumes.
+
+**Equal time.** ``equal_time`` puts one time budget on every move of every player (the arena's
+``time_s``, which overrides what the specs say): ``alphabeta`` then deepens iteratively until the
+time is up, ``alphazero`` searches until the time is up (its simulations follow from its speed),
+``uhp`` engines get ``bestmove time``, ``random`` and ``greedy`` ignore it. The depth rungs then
+all become the same player (alphabeta at that time), so by default an equal-time ladder has one
+alphabeta rung, the anchor (:data:`EQUAL_TIME_DEPTHS`).
+
+**What the interval rests on.** In a gauntlet every opponent plays only the player, so the
+games form a star: the maximum-likelihood Elo of the player relative to the anchor is fixed by
+the games against the anchor alone (the other pairings place only their own opponent), and so
+is its interval. The other rungs' scores (``ladder.json``) show where the player stands when
+it is far from the anchor.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hive_env.files import write_atomic
+from hive_env.outcome import DEFAULT_PLY_CAP
+
+from .arena import ArenaConfig, ArenaReport, run_arena
+from .ratings import Z95
+
+DEPTHS = (1, 2, 3, 4)
+"""The alphabeta rungs' depths."""
+EQUAL_TIME_DEPTHS = (2,)
+"""The default depths of an equal-time ladder: a time budget overrides the depth, so one rung."""
+ANCHOR = "alphabeta:depth=2"
+"""The rung rated 0; ``random`` is the anchor when the rungs leave it out."""
+GAMES_PER_PAIRING = 100
+OPENINGS = "random:4"
+LADDER_FILE = "ladder.json"
+
+
+def ladder_opponents(depths: Sequence[int] = DEPTHS, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The rungs: ``random``, ``greedy``, ``alphabeta:depth=D`` for each depth, then ``extra``
+    (those not on the ladder already)."""
+    rungs = ("random", "greedy", *(f"alphabeta:depth={d}" for d in depths))
+    return (*rungs, *(e for e in dict.fromkeys(extra) if e not in rungs))
+
+
+def ladder_anchor(players: Sequence[str]) -> str:
+    """:data:`ANCHOR` when it plays, else ``random``."""
+    return ANCHOR if ANCHOR in players else "random"
+
+
+def ladder_config(player: str, depths: Sequence[int] | None = None, extra: Sequence[str] = (),
+                  games_per_pairing: int = GAMES_PER_PAIRING, equal_time: float | None = None,
+                  seed: int = 0, ply_cap: int = DEFAULT_PLY_CAP, game_type: str = "Base") -> ArenaConfig:
+    """The gauntlet of ``player`` against the ladder (a rung equal to ``player`` is left out).
+
+    Args:
+        player: the player spec measured.
+        depths: the alphabeta rungs (None: :data:`DEPTHS`, or :data:`EQUAL_TIME_DEPTHS` with
+            ``equal_time``).
+        extra: more opponents (player specs).
+        games_per_pairing: even.
+        equal_time: seconds per move for every player (module docstring), or None: each
+            player's own budget from its spec.
+        seed: seeds the openings and the players.
+        ply_cap: a game reaching this ply is a draw.
+        game_type: e.g. ``"Base"``.
+    """
+    if depths is None:
+        depths = DEPTHS if equal_time is None else EQUAL_TIME_DEPTHS
+    opponents = tuple(o for o in ladder_opponents(depths, extra) if o != player)
+    return ArenaConfig("gauntlet", (player, *opponents), games_per_pairing, game_type, OPENINGS, seed,
+                       ply_cap, time_s=equal_time)
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """The player's Elo relative to the anchor, and its score against each opponent.
+
+    ``scores`` maps each opponent spec to ``games``, ``wins``, ``draws``, ``losses`` and ``score``.
+    ``anchor_games`` are the games against the anchor (the interval rests on them).
+    """
+
+    player: str
+    anchor: str
+    elo: float
+    lo: float
+    hi: float
+    games: int
+    anchor_games: int
+    equal_time: float | None = None
+    complete: bool = True
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def line(self) -> str:
+        """``ladder: PLAYER  Elo vs ANCHOR: +35 [-40, +110] (600 games, 100 vs ANCHOR)``."""
+        tail = f"; {self.equal_time:g} s a move each" if self.equal_time is not None else ""
+        return (f"ladder: {self.player}  Elo vs {self.anchor}: {_signed(self.elo)} "
+                f"[{_signed(self.lo)}, {_signed(self.hi)}] ({self.games} games, "
+                f"{self.anchor_games} vs {self.anchor}{tail})")
+
+    def to_json(self) -> dict[str, Any]:
+        """The contents of ``ladder.json`` (non-finite numbers as null)."""
+        return {"summary": self.line(), "player": self.player, "anchor": self.anchor,
+                "elo": _finite(self.elo), "lo": _finite(self.lo), "hi": _finite(self.hi),
+                "games": self.games, "anchor_games": self.anchor_games, "equal_time": self.equal_time,
+                "complete": self.complete, "scores": self.scores}
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.0f}" if math.isfinite(x) else str(x)
+
+
+def _finite(x: float, digits: int = 2) -> float | None:
+    return round(float(x), digits) if math.isfinite(x) else None
+
+
+def ladder_result(report: ArenaReport) -> LadderResult:
+    """The ladder's numbers from a gauntlet report of player 0, whatever its fit's anchor.
+
+    The Elo difference to :func:`ladder_anchor` and its standard error come from the fit's
+    ratings and covariance (``var(a - b) = cov[a, a] + cov[b, b] - 2 cov[a, b]``), which do not
+    depend on the anchor the fit was made with.
+    """
+    players, fit = report.config.players, report.fit
+    anchor = ladder_anchor(players)
+    a = players.index(anchor)
+    elo = float(fit.elo[0] - fit.elo[a])
+    se = math.sqrt(max(float(fit.cov[0, 0] + fit.cov[a, a] - 2.0 * fit.cov[0, a]), 0.0)) if a else 0.0
+    scores = {players[j]: {"games": st.games, "wins": st.wins, "draws": st.draws, "losses": st.losses,
+                           "score": _finite(st.score, 4)}
+              for i, j, st in report.pairings if i == 0}
+    anchor_games = scores[anchor]["games"] if anchor in scores else 0
+    return LadderResult(players[0], anchor, elo, elo - Z95 * se, elo + Z95 * se, int(fit.games[0]),
+                        anchor_games, report.config.time_s, report.complete, scores)
+
+
+def write_ladder(result: LadderResult, out_dir: str | Path) -> Path:
+    """``out_dir/ladder.json``, atomically."""
+    return write_atomic(Path(out_dir) / LADDER_FILE, json.dumps(result.to_json(), indent=1) + "\n")
+
+
+def run_ladder(config: ArenaConfig, out_dir: str | Path, workers: int = 1, progress: bool = True,
+               prior_draws: float = 1.0) -> tuple[ArenaReport, LadderResult]:
+    """Play (or finish) a ladder (:func:`ladder_config`) in ``out_dir``, anchored on
+    :func:`ladder_anchor`; writes the arena's results and ``ladder.json``.
+
+    Raises:
+        ArenaError: bad settings or spec, other settings in ``out_dir`` (as ``run_arena``).
+    """
+    report = run_arena(config, out_dir, workers=workers, anchor=ladder_anchor(config.players),
+                       progress=progress, prior_draws=prior_draws)
+    result = ladder_result(report)
+    write_ladder(result, out_dir)
+    return report, result
+
+
+__all__ = [
+    "ANCHOR",
+    "DEPTHS",
+    "EQUAL_TIME_DEPTHS",
+    "GAMES_PER_PAIRING",
+    "LadderResult",
+    "ladder_anchor",
+    "ladder_config",
+    "ladder_opponents",
+    "ladder_result",
+    "run_ladder",
+    "write_ladder",
+]

@@ -1,0 +1,260 @@
+"""Search correctness at play time: tree reuse only on the exact position, budgets and caps,
+per-game Gumbel roots in a batch, and capped positions valued as self-play labels them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from hive_env import DRAW, IN_PROGRESS, WHITE_WINS, Game
+from hive_env.board import PLY, PLY_CAP, STATUS
+from hive_env.outcome import adjudicate, is_real_draw, terminal_value
+from hive_env.position import board_from_tiles
+from models.gnn import build_model
+from players import Budget, make_player
+from players.uhp_server import UhpEngine
+from search.alphazero_player import CHUNK_SIMS, TIME_SHARE
+from search.checkpoint import save_checkpoint
+from search.leaves import adjudicated_value, play
+from search.mcts import BatchedMCTS, SearchConfig
+from search.network import uniform_evaluate
+from training.selfplay import SelfPlay, SelfPlayConfig
+
+from helpers import MIDGAME
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory) -> Path:
+    torch.manual_seed(0)
+    return save_checkpoint(tmp_path_factory.mktemp("play") / "net.pt", build_model("tiny"), step=1)
+
+
+class FakeClock:
+    """A clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float):
+        self.step, self.now, self.reads = step, 0.0, 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.reads += 1
+        return self.now
+
+
+def chunks_until(step: float, time_s: float) -> int:
+    """Chunks a search with a ``time_s`` budget runs under ``FakeClock(step)``: it reads the
+    deadline, then the clock after each chunk, and stops at the first read past the deadline."""
+    clock = FakeClock(step)
+    deadline = clock() + TIME_SHARE * time_s
+    chunks = 1
+    while clock() < deadline:
+        chunks += 1
+    return chunks
+
+
+# ----- 1. tree reuse only on the exact position -------------------------------------------------
+
+
+def test_a_kept_tree_is_followed_only_from_the_position_it_was_grown_for(ckpt):
+    # The player suggests a move, the user plays another one, the opponent replies with a move
+    # whose code (tile, destination) is also an edge of the kept root: that subtree belongs to
+    # another position, so it must not be reused (it used to suggest moves that are illegal).
+    player = make_player(f"alphazero:ckpt={ckpt},sims=64,device=cpu", seed=0)
+    start = Game("Base")
+    suggested = player.choose(start)
+    tried = 0
+    for first in [m for m in start.legal_moves() if m != suggested][:2]:
+        after_first = start.copy()
+        after_first.play(int(first))
+        for reply in after_first.legal_moves():
+            if after_first.move_string(reply)[:3] not in ("bB1", "bS1"):
+                continue  # keep the test short: beetle and spider replies
+            assert player._mcts.child_slot(0, int(reply)) is not None  # a same-coded edge: a trap
+            game = after_first.copy()
+            game.play(int(reply))
+            move = player.choose(game)
+            assert move in game.legal_moves(), (game.move_strings, game.move_string(move))
+            tried += 1
+            assert player.choose(start) == suggested  # the kept tree is the suggestion's subtree again
+    assert tried == 2 * 12
+
+
+def test_the_tree_still_follows_the_game_it_was_grown_for(ckpt):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=48,device=cpu", seed=0)
+    game = Game("Base")
+    game.play(player.choose(game))
+    mcts = player._mcts
+    t = mcts.tree
+    first, n = int(t.node_first[0, t.roots[0]]), int(t.node_count[0, t.roots[0]])
+    children = t.edge_child[0, first:first + n]
+    visits = np.where(children >= 0, t.node_visits[0, np.maximum(children, 0)], 0.0)
+    reply = int(t.edge_move[0, first + int(np.argmax(visits))])
+    assert visits.max() > 1
+    game.play(reply)
+    # The opponent's reply from the very position the tree was kept for: its subtree is kept.
+    assert player._kept_tree(game).root_visits(0) == visits.max()
+    assert player.choose(game) in game.legal_moves() and player.last_sims == 48
+
+
+# ----- 2. budgets: the player's own sims, time budgets that use the time, caps -----------------
+
+
+def test_a_bare_choice_performs_the_specs_simulations(ckpt):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=37,device=cpu", seed=0)
+    game = Game.from_string(MIDGAME)
+    player.choose(game)
+    assert player.last_sims == 37
+    player.choose(game, Budget(depth=1))  # depth means nothing to this search: its own sims
+    assert player.last_sims == 37
+    player.choose(game, Budget(sims=9))
+    assert player.last_sims == 9
+
+
+def test_a_cap_that_does_not_bind_changes_nothing(ckpt):
+    # Chunks between looks at the clock build exactly the tree of one search (PUCT, no noise).
+    game = Game.from_string(MIDGAME)
+    plain = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu", seed=0)
+    capped = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu", seed=0)
+    capped.clock = FakeClock(1e-6)
+    assert plain.choose(game) == capped.choose(game, Budget(sims=50, time_s=3600.0))
+    assert plain.last_sims == capped.last_sims == 50
+    assert capped.clock.reads == -(-50 // CHUNK_SIMS)  # the deadline, then between chunks: 4 chunks
+    np.testing.assert_array_equal(plain._mcts.tree.node_visits[0, :60], capped._mcts.tree.node_visits[0, :60])
+
+
+def test_a_time_budget_searches_until_the_time_is_up(ckpt):
+    # A fake clock moving 0.1 s a read: a 2 s budget (1.8 s of search) runs 18 chunks, far more
+    # than the ~113 simulations a time budget used to stop at, and than the spec's sims.
+    player = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu", seed=0)
+    player.clock = FakeClock(0.1)
+    game = Game.from_string(MIDGAME)
+    assert player.choose(game, Budget(time_s=2.0)) in game.legal_moves()
+    assert player.last_sims == chunks_until(0.1, 2.0) * CHUNK_SIMS > 113
+
+
+def test_a_time_cap_stops_a_huge_simulation_budget(ckpt):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu", seed=0)
+    player.clock = FakeClock(0.1)
+    game = Game.from_string(MIDGAME)
+    assert player.choose(game, Budget(sims=10**7, time_s=0.5)) in game.legal_moves()
+    assert 0 < player.last_sims < 10**7
+    assert player.last_sims == chunks_until(0.1, 0.5) * CHUNK_SIMS
+    assert player._mcts.tree.node_capacity < 10**5  # the room grows with the search, not with the spec
+
+
+def test_a_time_cap_stops_a_gumbel_search_between_steps(ckpt):
+    # A Gumbel schedule cannot be cut into chunks: the clock stops the one search instead.
+    player = make_player(f"alphazero:ckpt={ckpt},sims=10000000,gumbel=1,device=cpu", seed=0)
+    player.clock = FakeClock(0.1)  # read at 0.1 for the deadline (0.55), then after every step
+    game = Game.from_string(MIDGAME)
+    assert player.choose(game, Budget(sims=10**7, time_s=0.5)) in game.legal_moves()
+    assert player.last_sims == 5  # the reads after steps 1..5 say 0.2 .. 0.6: the 5th stops it
+
+
+def test_hive_uhp_bestmove_uses_the_players_sims_and_maxtime_only_caps(ckpt):
+    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=23,device=cpu")
+    try:
+        player = engine._current_player()
+        engine.handle("newgame Base")
+        for command in ("bestmove", "bestmove depth 1"):  # MaxTime (60 s) caps, it does not decide
+            reply = engine.handle(command)
+            assert reply[-1] == "ok" and not reply[0].startswith("err"), reply
+            assert player.last_sims == 23, command
+        player.clock = FakeClock(0.1)
+        engine.handle("bestmove time 00:00:01")
+        assert player.last_sims == chunks_until(0.1, 1.0) * CHUNK_SIMS
+    finally:
+        engine.close()
+    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu")
+    try:
+        player = engine._current_player()
+        player.clock = FakeClock(0.1)
+        engine.handle("newgame Base")
+        assert engine.handle("options set MaxTime 0.5")[0].startswith("MaxTime;double;0.5")
+        assert engine.handle("bestmove")[0] in {"wS1", "wB1", "wG1", "wA1"}
+        assert 0 < player.last_sims < 10**7
+    finally:
+        engine.close()
+
+
+# ----- 3. the Gumbel root's m is per game ------------------------------------------------------
+
+
+def hashed_evaluate(obs):
+    """A deterministic, row-independent fake network (a game's output depends only on its row)."""
+    feat = obs["node_feat"].sum(axis=(1, 2))
+    logits = np.sin(obs["legal_src"] * 1.7 + obs["legal_dst"] * 0.37 + feat[:, None] * 0.01)
+    return logits.astype(np.float32), np.tanh(np.sin(feat * 0.1)).astype(np.float32)
+
+
+@pytest.mark.parametrize("noise", [False, True])
+def test_gumbel_search_of_a_game_is_the_same_alone_and_beside_a_wider_game(noise):
+    # The opening has 4 legal moves (m = 4), the middle game dozens (m = 16): sharing a batch
+    # must not give the narrow game the wide game's m (its schedule, visits and choice).
+    narrow, wide = Game("Base"), Game.from_string(MIDGAME)
+    assert len(narrow.legal_moves()) < 16 < len(wide.legal_moves())
+    cfg = SearchConfig(sims=32, gumbel=True, gumbel_m=16)
+    seeds = np.array([3, 4])
+    boards, hists = np.stack([narrow.board, wide.board]), np.stack([narrow.hist, wide.hist])
+    batched = BatchedMCTS(cfg, 2, 0, hashed_evaluate).search(boards, hists, seeds, add_noise=noise)
+    for i, game in enumerate((narrow, wide)):
+        alone = BatchedMCTS(cfg, 1, 0, hashed_evaluate).search(game.board[None], game.hist[None],
+                                                               seeds[i:i + 1], add_noise=noise)
+        np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
+        np.testing.assert_allclose(batched.policy[i], alone.policy[0], rtol=1e-6)
+        assert batched.chosen[i] == alone.chosen[0]
+        assert batched.sims_done[i] == alone.sims_done[0] == cfg.sims_per_search(len(game.legal_moves()))
+
+
+# ----- 5. capped positions are valued as self-play labels them ---------------------------------
+
+#        wG1  wS2
+#    bS1  bQ  wS1  wQ          bQ has 5 occupied neighbours, wQ 1: White is far ahead
+#      bG1  (.)                (.) can be reached by no White tile that was not already next to bQ
+PRESSURE = [("bQ", 0, 0), ("wS1", 1, 0), ("wS2", 1, -1), ("wG1", 0, -1), ("bS1", -1, 0), ("bG1", -1, 1),
+            ("wQ", 2, 0)]
+CAP = 31  # White to move at ply 30: every move reaches the cap
+MARGIN = 2  # one move changes the pressure difference (4) by at most 2
+
+
+def capped_position() -> tuple[np.ndarray, np.ndarray]:
+    board, hist = board_from_tiles("Base", PRESSURE, ply=CAP - 1)
+    board[PLY_CAP] = CAP
+    assert board[STATUS] == IN_PROGRESS and board[PLY] & 1 == 0
+    return board, hist
+
+
+def test_a_capped_position_gets_the_adjudicated_value():
+    board, hist = capped_position()
+    for move in Game.from_board(board, hist).legal_moves():
+        b, h = board.copy(), hist.copy()
+        play(b, h, int(move))
+        assert b[STATUS] == DRAW and not is_real_draw(b, h)
+        assert adjudicate(b, MARGIN) == WHITE_WINS
+        assert terminal_value(b) == 0.0
+        assert adjudicated_value(b, h, MARGIN) == -1.0  # Black to move there: lost
+        assert adjudicated_value(b, h, 0) == 0.0
+
+
+def test_the_search_and_the_self_play_labels_score_the_cap_alike():
+    board, hist = capped_position()
+    sp = SelfPlay(SelfPlayConfig(games=1, temperature_plies=0, adjudicate_margin=MARGIN),
+                  SearchConfig(sims=24), "Base", CAP, uniform_evaluate, seed=0)
+    sp.env.set_state(0, board, hist)
+    # The search self-play built values every capped child as a White win, not a draw.
+    res = sp.mcts.search(sp.env.boards, sp.env.hists, np.array([0]), add_noise=False)
+    n = int(res.n_legal[0])
+    visits, q = sp.mcts._child_stats(0, n)
+    assert visits.sum() == 24 and (q[visits > 0] == 1.0).all()
+    assert res.value[0] > 0.9
+    plain = BatchedMCTS(SearchConfig(sims=24), 1, 0, uniform_evaluate)  # no margin: draws
+    res0 = plain.search(board[None], hist[None], [0], add_noise=False)
+    assert (plain._child_stats(0, n)[1] == 0.0).all() and abs(res0.value[0]) < 0.2
+    # Self-play labels the game it plays from here (every move reaches the cap) the same way.
+    for move in res.moves[0, :n]:
+        assert sp._capped_result(board.copy(), int(move)) == WHITE_WINS
+    _, _, terminated, truncated, _ = sp.env.step(res.actions[[0], res.chosen])
+    assert truncated[0] and not terminated[0]

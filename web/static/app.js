@@ -1,0 +1,599 @@
+// hive-web page: draws what the server sends, never computes a rule itself.
+// Legal moves (with their from/to cells) come from the API; a click only picks one of them.
+"use strict";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const R = 30; // hex radius in SVG units
+const SQ3 = Math.sqrt(3);
+const BUG_COLOURS = { Q: "#d4a017", S: "#8b5a2b", B: "#7b4bb0", G: "#2e8b3a", A: "#2a6fc9", M: "#888888", L: "#c0392b", P: "#16a0a0" };
+const BUG_NAMES = { Q: "Queen", S: "Spider", B: "Beetle", G: "Grasshopper", A: "Ant", M: "Mosquito", L: "Ladybug", P: "Pillbug" };
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  players: [],
+  game: null,      // latest live state from the server
+  view: null,      // state on screen (live, or an earlier ply)
+  selected: null,  // {piece, fromKey} of the picked tile
+  flipped: false,
+  watching: false,
+  paused: false,
+  loopToken: 0,
+  analysis: null,
+  zoom: { x: 0, y: 0, k: 1 },
+};
+
+// ----- server ----------------------------------------------------------------------------
+let busy = 0;
+function setBusy(delta) {
+  busy += delta;
+  document.body.dataset.busy = busy > 0 ? "1" : "0";
+}
+
+async function api(method, path, body) {
+  setBusy(1);
+  try {
+    const opts = { method, headers: {} };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    const res = await fetch(path, opts);
+    const data = res.status === 204 ? null : await res.json();
+    if (!res.ok) throw new Error(data && data.detail ? data.detail : `HTTP ${res.status}`);
+    hideError();
+    return data;
+  } finally {
+    setBusy(-1);
+  }
+}
+
+function showError(msg) { const e = $("error"); e.textContent = msg; e.hidden = false; }
+function hideError() { $("error").hidden = true; }
+
+// ----- geometry --------------------------------------------------------------------------
+function pixel(cell) {
+  const [q, r] = cell;
+  const s = ui.flipped ? -1 : 1;
+  return [s * R * SQ3 * (q + r / 2), s * R * 1.5 * r];
+}
+function hexPoints(cx, cy, radius) {
+  const pts = [];
+  for (let i = 0; i < 6; i++) {
+    const a = Math.PI / 180 * (60 * i - 30);
+    pts.push(`${(cx + radius * Math.cos(a)).toFixed(1)},${(cy + radius * Math.sin(a)).toFixed(1)}`);
+  }
+  return pts.join(" ");
+}
+const key = (cell) => cell ? `${cell[0]},${cell[1]}` : "reserve";
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVGNS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function drawTileFace(g, cx, cy, tile, radius = R - 2) {
+  el("polygon", { class: "hex", points: hexPoints(cx, cy, radius) }, g);
+  const t = el("text", { x: cx, y: cy - 1, fill: BUG_COLOURS[tile.bug], "font-size": radius * 0.75 }, g);
+  t.textContent = tile.bug;
+  if (tile.number > 1 || ["S", "B", "G", "A"].includes(tile.bug)) {
+    const n = el("text", { class: "num", x: cx, y: cy + radius * 0.55, fill: tile.colour === "white" ? "#555" : "#ccc" }, g);
+    n.textContent = tile.number;
+  }
+}
+
+// ----- pan and zoom ----------------------------------------------------------------------
+function applyZoom() {
+  const z = ui.zoom;
+  $("viewport").setAttribute("transform", `translate(${z.x},${z.y}) scale(${z.k})`);
+}
+function fitView() {
+  const svg = $("board");
+  const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
+  const cells = (ui.view ? ui.view.tiles.map((t) => t.cell) : []).concat(
+    ui.view ? ui.view.legal_moves.filter((m) => m.to).map((m) => m.to) : []);
+  if (!cells.length) cells.push([0, 0]);
+  const px = cells.map(pixel);
+  const xs = px.map((p) => p[0]), ys = px.map((p) => p[1]);
+  const minX = Math.min(...xs) - 2 * R, maxX = Math.max(...xs) + 2 * R;
+  const minY = Math.min(...ys) - 2 * R, maxY = Math.max(...ys) + 2 * R;
+  const k = Math.min(1.6, w / (maxX - minX), h / (maxY - minY));
+  ui.zoom = { k, x: w / 2 - k * (minX + maxX) / 2, y: h / 2 - k * (minY + maxY) / 2 };
+  applyZoom();
+}
+// Re-fit only when a tile or destination has left the visible area (keeps the user's pan).
+function keepInView() {
+  const svg = $("board");
+  const w = svg.clientWidth, h = svg.clientHeight, z = ui.zoom;
+  const cells = ui.view.tiles.map((t) => t.cell).concat(ui.view.legal_moves.filter((m) => m.to).map((m) => m.to));
+  const out = cells.some((c) => {
+    const [x, y] = pixel(c);
+    const sx = z.x + z.k * x, sy = z.y + z.k * y;
+    return sx < R * z.k || sy < R * z.k || sx > w - R * z.k || sy > h - R * z.k;
+  });
+  if (out) fitView();
+}
+
+function setupPanZoom() {
+  const svg = $("board");
+  let drag = null;
+  svg.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0) return;
+    drag = { x: ev.clientX, y: ev.clientY, zx: ui.zoom.x, zy: ui.zoom.y, moved: false };
+  });
+  svg.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    drag.moved = true;
+    svg.classList.add("dragging");
+    ui.zoom.x = drag.zx + dx; ui.zoom.y = drag.zy + dy;
+    applyZoom();
+  });
+  const end = () => {
+    if (drag && drag.moved) ui.suppressClick = true;
+    drag = null; svg.classList.remove("dragging");
+  };
+  svg.addEventListener("pointerup", end);
+  svg.addEventListener("pointerleave", end);
+  svg.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const rect = svg.getBoundingClientRect();
+    const mx = ev.clientX - rect.left, my = ev.clientY - rect.top;
+    const f = Math.exp(-ev.deltaY * 0.0015);
+    const k = Math.min(4, Math.max(0.2, ui.zoom.k * f));
+    const ratio = k / ui.zoom.k;
+    ui.zoom = { k, x: mx - (mx - ui.zoom.x) * ratio, y: my - (my - ui.zoom.y) * ratio };
+    applyZoom();
+  }, { passive: false });
+  svg.addEventListener("click", (ev) => {
+    if (ui.suppressClick) { ui.suppressClick = false; ev.stopPropagation(); return; }
+    onBoardClick(ev);
+  }, true);
+}
+
+// ----- drawing ---------------------------------------------------------------------------
+function humanToMove(state) {
+  return state && state.live && !state.result && state.to_move_kind === "human";
+}
+
+function render() {
+  const v = ui.view;
+  if (!v) return;
+  const interactive = humanToMove(v);
+  const movable = new Set(interactive ? v.legal_moves.filter((m) => m.piece).map((m) => m.piece) : []);
+
+  // last move
+  const last = $("layer-last");
+  last.replaceChildren();
+  if (v.last_move && v.last_move.to) {
+    if (v.last_move.from) el("polygon", { class: "last-from", points: hexPoints(...pixel(v.last_move.from), R - 3) }, last);
+    el("polygon", { class: "last-to", points: hexPoints(...pixel(v.last_move.to), R + 2) }, last);
+  }
+
+  // stacks, drawn by their top tile
+  const layer = $("layer-tiles");
+  layer.replaceChildren();
+  const stacks = new Map();
+  for (const t of v.tiles) {
+    const k = key(t.cell);
+    if (!stacks.has(k)) stacks.set(k, []);
+    stacks.get(k).push(t);
+  }
+  for (const [k, stack] of stacks) {
+    stack.sort((a, b) => a.level - b.level);
+    const top = stack[stack.length - 1];
+    const [cx, cy] = pixel(top.cell);
+    const g = el("g", { class: `cell ${top.colour}`, "data-q": top.cell[0], "data-r": top.cell[1], "data-piece": top.piece, "data-key": k }, layer);
+    if (movable.has(top.piece)) g.classList.add("movable");
+    if (ui.selected && ui.selected.piece === top.piece) g.classList.add("selected");
+    if (stack.length > 1) { // the tiles underneath peek out
+      for (let i = 0; i < stack.length - 1; i++) {
+        const off = (stack.length - 1 - i) * 3;
+        el("polygon", { class: "hex", points: hexPoints(cx + off, cy - off, R - 2),
+          fill: stack[i].colour === "white" ? "#fbf8ef" : "#2b2b2b", stroke: "#999" }, g);
+      }
+    }
+    drawTileFace(g, cx, cy, top);
+    el("title", {}, g).textContent = stack.map((t) => t.piece).join(" < ") + (stack.length > 1 ? " (bottom < top)" : "");
+    if (stack.length > 1) {
+      const b = el("g", { class: "badge" }, g);
+      el("circle", { cx: cx + R * 0.6, cy: cy - R * 0.6, r: 8 }, b);
+      el("text", { x: cx + R * 0.6, y: cy - R * 0.6 }, b).textContent = stack.length;
+    }
+  }
+
+  // destinations of the picked tile
+  const dests = $("layer-dests");
+  dests.replaceChildren();
+  if (interactive && ui.selected) {
+    for (const m of v.legal_moves) {
+      if (m.piece !== ui.selected.piece || !m.to) continue;
+      const [cx, cy] = pixel(m.to);
+      const g = el("g", { class: "dest", "data-move": m.move, "data-q": m.to[0], "data-r": m.to[1] }, dests);
+      el("polygon", { points: hexPoints(cx, cy, R - 4) }, g);
+      el("title", {}, g).textContent = m.move;
+    }
+  }
+
+  renderAnalysisMarks();
+  keepInView();
+  renderTrays(interactive);
+  renderStatus();
+  renderMoveList();
+  const passOnly = interactive && v.legal_moves.length === 1 && v.legal_moves[0].pass;
+  $("pass").disabled = !passOnly;
+  const banner = $("result-banner");
+  banner.hidden = !v.result;
+  banner.textContent = v.result ? v.result.text : "";
+}
+
+function renderTrays(interactive) {
+  const v = ui.view;
+  const bottom = ui.flipped ? "black" : "white";
+  for (const [id, colour] of [["tray-bottom", bottom], ["tray-top", bottom === "white" ? "black" : "white"]]) {
+    const tray = $(id);
+    tray.replaceChildren();
+    const label = document.createElement("span");
+    label.className = "tray-label";
+    label.textContent = colour === "white" ? "White" : "Black";
+    tray.appendChild(label);
+    const byBug = new Map();
+    for (const t of v.reserves[colour]) {
+      if (!byBug.has(t.bug)) byBug.set(t.bug, []);
+      byBug.get(t.bug).push(t);
+    }
+    for (const [bug, tiles] of byBug) {
+      const next = tiles[0];
+      const div = document.createElement("div");
+      div.className = `reserve-tile ${colour}`;
+      div.dataset.piece = next.piece;
+      div.dataset.bug = bug;
+      div.title = `${BUG_NAMES[bug]} (${tiles.length} left)`;
+      const canPlace = interactive && v.legal_moves.some((m) => m.piece === next.piece && !m.from);
+      if (canPlace) div.classList.add("movable");
+      if (ui.selected && ui.selected.piece === next.piece) div.classList.add("selected");
+      const svg = el("svg", { viewBox: "-20 -22 40 44" });
+      const g = el("g", { class: `cell ${colour}` }, svg);
+      drawTileFace(g, 0, 0, { ...next, number: 1, bug }, 19);
+      g.querySelectorAll("text.num").forEach((n) => n.remove());
+      div.appendChild(svg);
+      if (tiles.length > 1) {
+        const c = document.createElement("span");
+        c.className = "count";
+        c.textContent = `×${tiles.length}`;
+        div.appendChild(c);
+      }
+      div.addEventListener("click", () => {
+        if (!canPlace) return;
+        ui.selected = ui.selected && ui.selected.piece === next.piece ? null : { piece: next.piece };
+        render();
+      });
+      tray.appendChild(div);
+    }
+  }
+}
+
+function renderStatus() {
+  const v = ui.view, g = ui.game;
+  const side = v.to_move === "white" ? "White" : "Black";
+  let text;
+  if (v.result) text = v.result.text;
+  else {
+    const who = g.players[v.to_move];
+    text = `${side} to move (${who.kind === "human" ? "a person" : who.label}), move ${v.move_number}`;
+    if (ui.thinking && v.live) text += ", thinking...";
+  }
+  $("status").textContent = `${g.game_type}: ${text}`;
+  $("browse-note").hidden = v.live;
+}
+
+function renderMoveList() {
+  const list = $("move-list");
+  const moves = ui.game.moves;
+  const current = ui.view.ply;
+  list.replaceChildren();
+  const start = document.createElement("li");
+  start.value = 0;
+  const s = document.createElement("span");
+  s.className = "move" + (current === 0 ? " current" : "");
+  s.dataset.ply = 0;
+  s.textContent = "(start)";
+  start.appendChild(s);
+  list.appendChild(start);
+  moves.forEach((m, i) => {
+    const li = document.createElement("li");
+    li.value = i + 1;
+    const span = document.createElement("span");
+    span.className = "move" + (current === i + 1 ? " current" : "");
+    span.dataset.ply = i + 1;
+    span.textContent = m;
+    li.appendChild(span);
+    list.appendChild(li);
+  });
+  const cur = list.querySelector(".current");
+  if (cur) cur.scrollIntoView({ block: "nearest" });
+}
+
+function renderAnalysisMarks() {
+  const layer = $("layer-analysis");
+  layer.replaceChildren();
+  const a = ui.analysis;
+  if (!a || !ui.view || a.ply !== ui.view.ply || a.gameId !== ui.game.id) return;
+  const top = a.moves.slice(0, 5);
+  for (const m of top) {
+    if (!m.to) continue;
+    const w = m.share !== null ? m.share : m.prior;
+    const g = el("g", { class: "analysis-mark" }, layer);
+    const [tx, ty] = pixel(m.to);
+    el("polygon", { points: hexPoints(tx, ty, R - 8), "fill-opacity": (0.15 + 0.6 * w).toFixed(2) }, g);
+    if (m.from) {
+      const [fx, fy] = pixel(m.from);
+      el("line", { x1: fx, y1: fy, x2: tx, y2: ty, "stroke-width": (2 + 8 * w).toFixed(1), "stroke-opacity": 0.55 }, g);
+    }
+    el("text", { x: tx, y: ty + R * 0.55 }, g).textContent = `${m.piece} ${(100 * w).toFixed(0)}%`;
+  }
+}
+
+// ----- analysis panel ----------------------------------------------------------------------
+function pct(x) { return `${(100 * x).toFixed(1)}%`; }
+
+async function analyse() {
+  if (!ui.view) return;
+  if (ui.view.result) { showError("the game is over: nothing to analyse"); return; }
+  const sims = Math.max(0, Math.min(2000, parseInt($("sims").value || "0", 10)));
+  const model = $("analysis-model").value;
+  const q = new URLSearchParams({ sims, ply: ui.view.ply });
+  if (model) q.set("model", model);
+  const forPly = ui.view.ply, gameId = ui.game.id;
+  try {
+    const a = await api("GET", `/api/games/${ui.game.id}/analysis?${q}`);
+    if (!ui.view || ui.view.ply !== forPly || ui.game.id !== gameId) return; // moved on meanwhile
+    ui.analysis = { ...a, gameId };
+    showAnalysis();
+    renderAnalysisMarks();
+  } catch (e) { showError(e.message); }
+}
+
+function showAnalysis() {
+  const a = ui.analysis;
+  $("analysis-out").hidden = false;
+  const bar = $("wdl-bar");
+  bar.querySelector(".w").style.width = pct(a.wdl.white);
+  bar.querySelector(".d").style.width = pct(a.wdl.draw);
+  bar.querySelector(".b").style.width = pct(a.wdl.black);
+  for (const k of ["white", "draw", "black"]) {
+    const cell = $(`wdl-${k}`);
+    cell.textContent = pct(a.wdl[k]);
+    cell.dataset.value = a.wdl[k];
+  }
+  $("analysis-note").textContent = `${a.model.label}; ${a.side_to_move} to move; ` +
+    (a.sims ? `${a.sims} simulations, search value ${a.search_value >= 0 ? "+" : ""}${a.search_value.toFixed(2)} for White`
+      : "priors only (0 simulations)");
+  const body = $("top-moves").querySelector("tbody");
+  body.replaceChildren();
+  const shown = a.moves.slice(0, 10);
+  const row = (cells, cls, values) => {
+    const tr = document.createElement("tr");
+    if (cls) tr.className = cls;
+    cells.forEach((c, i) => {
+      const td = document.createElement("td");
+      td.textContent = c;
+      if (values && values[i] !== undefined && values[i] !== null) td.dataset.value = values[i];
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
+    return tr;
+  };
+  for (const m of shown) {
+    const tr = row([m.move, pct(m.prior), m.share === null ? "-" : pct(m.share)], "", [null, m.prior, m.share]);
+    tr.classList.add("analysed-move");
+    tr.dataset.move = m.move;
+    tr.addEventListener("click", () => { if (humanToMove(ui.view)) playMove(m.move); });
+  }
+  const rest = a.moves.slice(10);
+  if (rest.length) {
+    const p = rest.reduce((s, m) => s + m.prior, 0);
+    const v = a.sims ? rest.reduce((s, m) => s + (m.share || 0), 0) : null;
+    const tr = row([`${rest.length} other moves`, pct(p), v === null ? "-" : pct(v)], "other", [null, p, v]);
+    tr.classList.add("analysed-move");
+  }
+}
+
+// ----- actions ---------------------------------------------------------------------------
+function showState(state, fit = false) {
+  ui.target = null;
+  ui.game = state;
+  ui.view = state;
+  ui.selected = null;
+  render();
+  if (fit) fitView();
+  if ($("auto-analyse").checked && !state.result) analyse();
+}
+
+// Show the position after `ply` plies; quick key presses add up (ui.target runs ahead of the
+// position on screen, and a late answer for an abandoned target is dropped).
+async function browse(ply) {
+  if (!ui.game) return;
+  ply = Math.max(0, Math.min(ui.game.live_ply, ply));
+  ui.target = ply;
+  if (ply === ui.game.live_ply) { ui.view = ui.game; ui.selected = null; render(); }
+  else {
+    try {
+      const view = await api("GET", `/api/games/${ui.game.id}?ply=${ply}`);
+      if (ui.target !== ply) return;
+      ui.view = view;
+      ui.selected = null;
+      render();
+    } catch (e) { showError(e.message); return; }
+  }
+  if ($("auto-analyse").checked && !ui.view.result) analyse();
+}
+
+async function playMove(move) {
+  if (!humanToMove(ui.game)) return;
+  setBusy(1); // busy until the engine's reply is in too
+  try {
+    showState(await api("POST", `/api/games/${ui.game.id}/play`, { move }));
+    await runEngines();
+  } catch (e) { showError(e.message); } finally { setBusy(-1); }
+}
+
+// Let engines move while it is an engine's turn (the opponent, or both sides when watching).
+async function runEngines() {
+  const token = ++ui.loopToken;
+  while (ui.game && ui.game.to_move_kind === "engine" && !ui.game.result && token === ui.loopToken) {
+    if (ui.watching) {
+      await new Promise((r) => setTimeout(r, parseInt($("speed").value, 10)));
+      while (ui.paused && token === ui.loopToken) await new Promise((r) => setTimeout(r, 200));
+      if (token !== ui.loopToken) return;
+    }
+    ui.thinking = true;
+    renderStatus();
+    try {
+      const state = await api("POST", `/api/games/${ui.game.id}/engine-move`);
+      if (token !== ui.loopToken) return;
+      const follow = ui.view === ui.game;
+      ui.game = state;
+      if (follow) { ui.view = state; ui.selected = null; ui.target = null; }
+    } catch (e) {
+      showError(e.message);
+      return;
+    } finally {
+      ui.thinking = false;
+    }
+    render();
+    if (ui.view === ui.game && $("auto-analyse").checked && !ui.game.result) analyse();
+  }
+}
+
+function seatIds() {
+  if ($("mode").value === "watch") return [$("watch-white").value, $("watch-black").value];
+  const opp = $("opponent").value;
+  return $("colour").value === "white" ? ["human", opp] : [opp, "human"];
+}
+
+async function newGame(gameString) {
+  setBusy(1);
+  try { await startGame(gameString); } finally { setBusy(-1); }
+}
+
+async function startGame(gameString) {
+  ui.loopToken++;
+  ui.analysis = null;
+  $("analysis-out").hidden = true;
+  ui.watching = $("mode").value === "watch";
+  const [white, black] = seatIds();
+  const body = { game_type: $("game-type").value, white, black, seed: Math.floor(Math.random() * 1e9) };
+  if (gameString !== undefined) body.game_string = gameString;
+  const cap = new URLSearchParams(location.search).get("ply_cap");
+  if (cap) body.ply_cap = parseInt(cap, 10);
+  try {
+    const state = await api("POST", "/api/games", body);
+    if (ui.game) api("DELETE", `/api/games/${ui.game.id}`).catch(() => {});
+    showState(state, true);
+  } catch (e) { showError(e.message); return; }
+  if (ui.watching) runEngines(); // a watched game runs on; the page stays usable meanwhile
+  else await runEngines();
+}
+
+function onBoardClick(ev) {
+  const v = ui.view;
+  const dest = ev.target.closest(".dest");
+  if (dest) { playMove(dest.dataset.move); return; }
+  const cell = ev.target.closest(".cell");
+  const stackView = $("stack-view");
+  if (cell) {
+    const stack = v.tiles.filter((t) => key(t.cell) === cell.dataset.key).sort((a, b) => a.level - b.level);
+    stackView.hidden = stack.length < 2;
+    stackView.textContent = `Stack (bottom to top): ${stack.map((t) => t.piece).join(", ")}`;
+  } else stackView.hidden = true;
+  if (cell && cell.classList.contains("movable")) {
+    ui.selected = ui.selected && ui.selected.piece === cell.dataset.piece ? null : { piece: cell.dataset.piece };
+  } else ui.selected = null; // an illegal click: nothing but a cleared selection
+  render();
+}
+
+function download(name, text) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text + "\n"], { type: "text/plain" }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+}
+
+// ----- start-up ----------------------------------------------------------------------------
+function fillSelect(sel, items, value) {
+  sel.replaceChildren();
+  for (const it of items) {
+    const o = document.createElement("option");
+    o.value = it.id; o.textContent = it.label;
+    sel.appendChild(o);
+  }
+  if (value && items.some((i) => i.id === value)) sel.value = value;
+}
+
+async function init() {
+  setupPanZoom();
+  const info = await api("GET", "/api/players");
+  ui.players = info.players;
+  const gt = $("game-type");
+  for (const t of info.game_types) { const o = document.createElement("option"); o.value = o.textContent = t; gt.appendChild(o); }
+  const engines = info.players.filter((p) => p.kind !== "human");
+  const nets = info.players.filter((p) => p.kind === "alphazero");
+  fillSelect($("opponent"), info.players, nets.length ? "newest" : "alphabeta-3");
+  fillSelect($("watch-white"), engines, nets.length ? "newest" : "alphabeta-3");
+  fillSelect($("watch-black"), engines, "alphabeta-2");
+  fillSelect($("analysis-model"), nets, "newest");
+  $("analysis").hidden = !nets.length;
+  $("sims").max = info.max_sims;
+
+  $("mode").addEventListener("change", () => $("setup").classList.toggle("watch", $("mode").value === "watch"));
+  $("setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
+  $("speed").addEventListener("input", () => { $("speed-out").textContent = `${($("speed").value / 1000).toFixed(1)} s`; });
+  $("pause").addEventListener("click", () => { ui.paused = !ui.paused; $("pause").textContent = ui.paused ? "Resume" : "Pause"; });
+  $("flip").addEventListener("click", () => { ui.flipped = !ui.flipped; render(); fitView(); });
+  $("fit").addEventListener("click", fitView);
+  $("to-live").addEventListener("click", () => browse(ui.game.live_ply));
+  $("pass").addEventListener("click", () => playMove("pass"));
+  $("undo").addEventListener("click", async () => {
+    ui.loopToken++;
+    try { showState(await api("POST", `/api/games/${ui.game.id}/undo`, {})); } catch (e) { showError(e.message); }
+    if (ui.watching) runEngines();
+  });
+  $("move-input").addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    const text = ev.target.value.trim();
+    if (!text) return;
+    if (!humanToMove(ui.game)) { showError("it is not a person's turn"); return; }
+    ev.target.value = "";
+    playMove(text);
+  });
+  $("move-list").addEventListener("click", (ev) => {
+    const m = ev.target.closest(".move");
+    if (m) browse(parseInt(m.dataset.ply, 10));
+  });
+  $("save").addEventListener("click", () => download(`hive-${ui.game.game_type}-${ui.game.live_ply}.txt`, ui.game.game_string));
+  $("load").addEventListener("click", () => newGame($("load-text").value.trim()));
+  $("load-file").addEventListener("change", async (ev) => {
+    const f = ev.target.files[0];
+    if (!f) return;
+    $("load-text").value = (await f.text()).trim();
+    ev.target.value = "";
+    newGame($("load-text").value);
+  });
+  $("analyse").addEventListener("click", analyse);
+  document.addEventListener("keydown", (ev) => {
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName) || !ui.view) return;
+    const at = ui.target ?? ui.view.ply;
+    const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, ArrowUp: 0, Home: 0,
+      ArrowDown: ui.game.live_ply, End: ui.game.live_ply };
+    if (ev.key in moves) { ev.preventDefault(); browse(moves[ev.key]); }
+    else if (ev.key === "Escape") { ui.selected = null; render(); }
+  });
+  window.addEventListener("resize", fitView);
+  await newGame();
+}
+
+init().catch((e) => showError(e.message));
