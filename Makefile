@@ -3,20 +3,38 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# torch is installed first and pinned so pip does not pull a multi-GB build by surprise;
-# override on a GPU machine, e.g. `make TORCH=torch==2.13.0 ...` from the CUDA index.
+# torch is installed first, pinned, with TORCH_INDEX as an extra pip index (empty = PyPI only).
+# PyPI's Linux x86 torch is the CUDA build (~3 GB of nvidia-* wheels); the CPU index offers
+# torch==2.13.0+cpu (~200 MB), which pip prefers when it can reach it (a +cpu local version
+# sorts above the plain one). So a machine without nvidia-smi gets the CPU index by default,
+# one with nvidia-smi PyPI. Examples:
+#   make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu     # CPU build
+#   make setup TORCH_INDEX=https://download.pytorch.org/whl/cu126   # CUDA 12.6 build
+#   make setup TORCH_INDEX=                                         # PyPI (CUDA build on Linux x86)
+# An unreachable index only makes pip warn and fall back to PyPI; the check after the install
+# then says so on a machine without nvidia-smi.
 TORCH ?= torch==2.13.0
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+HAS_NVIDIA_SMI := $(shell command -v nvidia-smi >/dev/null 2>&1 && echo yes)
+TORCH_INDEX ?= $(if $(HAS_NVIDIA_SMI),,$(TORCH_CPU_INDEX))
+TORCH_PIP := $(if $(strip $(TORCH_INDEX)),--extra-index-url $(strip $(TORCH_INDEX)))
 
 .PHONY: setup browser train test test-slow lint bench ladder clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q "$(TORCH)"
+	$(BIN)/python -m pip install -q $(TORCH_PIP) "$(TORCH)"
+	@test -n "$(HAS_NVIDIA_SMI)" || $(BIN)/python -c "import torch; torch.version.cuda and print(\
+	  f'make setup: torch {torch.__version__} is a CUDA build on a machine without nvidia-smi;', \
+	  'for the CPU build: make clean setup TORCH_INDEX=$(TORCH_CPU_INDEX) (needs that index)')"
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $@
 
+# Compiles the engine's numba kernels ahead (about a minute, once per kernel source), so the
+# first hive-perft / hive-train / HiveVecEnv starts at once; a second run returns at once.
 setup: $(BIN)/.installed
+	$(BIN)/python -m scripts.warm_kernels
 
 train: setup
 	$(BIN)/hive-train experiment=smoke

@@ -19,7 +19,9 @@ the number of workers (apart from time-limited players).
 
 Results directory (``out``):
 
-- ``config.json``: the settings and the openings; a resume with other settings is refused.
+- ``config.json``: the settings and the openings; a resume with other settings is refused, except
+  more ``games_per_pairing`` (a finished arena grows: its games are kept, the new rounds are
+  played, and ``config.json`` is updated; fewer is refused).
 - ``games.jsonl``: one JSON record per finished game (its UHP GameString, result, termination,
   plies, players and colours, opening, seconds), appended, flushed and fsynced as each game
   ends. A rerun reads it, skips the games it holds (by game id) and plays the rest; a truncated
@@ -41,6 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -205,24 +208,42 @@ def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str,
             if not handle(play_game(task)):
                 return
         return
-    before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(sorted(set(modules)), os.getpid()))
+    with _unimportable_main_hidden():
+        before = set(multiprocessing.active_children())
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_init_worker, initargs=(sorted(set(modules)), os.getpid()))
+        try:
+            running = {pool.submit(play_game, t) for t in _take(tasks, workers)}
+            going = True
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    going = handle(future.result()) and going
+                    if going:
+                        running |= {pool.submit(play_game, t) for t in _take(tasks, 1)}
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in set(multiprocessing.active_children()) - before:
+                proc.terminate()
+            raise
+        pool.shutdown()
+
+
+@contextmanager
+def _unimportable_main_hidden() -> Iterator[None]:
+    """Spawned workers re-import the parent's ``__main__`` from its file; a script fed on stdin
+    (``python - < x.py``) has the file ``<stdin>``, which does not exist, and every worker would
+    die. Hide such a file while the pool starts workers (they start on demand, so throughout)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    hide = path is not None and not os.path.isfile(path)
+    if hide:
+        del main.__file__
     try:
-        running = {pool.submit(play_game, t) for t in _take(tasks, workers)}
-        going = True
-        while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                going = handle(future.result()) and going
-                if going:
-                    running |= {pool.submit(play_game, t) for t in _take(tasks, 1)}
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in set(multiprocessing.active_children()) - before:
-            proc.terminate()
-        raise
-    pool.shutdown()
+        yield
+    finally:
+        if hide:
+            main.__file__ = path
 
 
 def _take(tasks: Iterator[GameTask], n: int) -> list[GameTask]:
@@ -259,9 +280,16 @@ class ResultsDir:
             except (OSError, json.JSONDecodeError) as e:
                 raise ArenaError(f"cannot read {config_path}: {e}") from None
             if found != wanted:
-                raise ArenaError(f"{self.path} holds an arena with other settings "
-                                 f"({_differences(found, wanted)}); rerun with the same settings to resume, "
-                                 "or choose another --out")
+                if _is_shrink(found, wanted):
+                    had = found["settings"]["games_per_pairing"]
+                    raise ArenaError(f"{self.path} holds an arena of {had} games per pairing: "
+                                     f"it can grow but not shrink to "
+                                     f"{config.games_per_pairing}; choose another --out")
+                if not _is_growth(found, wanted):
+                    raise ArenaError(f"{self.path} holds an arena with other settings "
+                                     f"({_differences(found, wanted)}); rerun with the same settings to "
+                                     "resume, or choose another --out")
+                write_atomic(config_path, json.dumps(wanted, indent=1) + "\n")  # grown: more games
         elif self.games.exists():
             raise ArenaError(f"{self.games} exists without config.json: not an arena directory")
         else:
@@ -343,6 +371,30 @@ def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, An
         return {}, (f"game {record['id']!r} has white_score {clip(repr(record['white_score']), 20)} "
                     f"and result {clip(record['result'], 20)!r}")
     return record, ""
+
+
+def _is_growth(found: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``wanted`` is ``found`` with more games per pairing and nothing else changed.
+
+    The schedule's game ids, seeds and openings do not depend on the number of rounds (random
+    openings with a larger count extend the list), so every game played stays in the larger
+    arena with the same id. Shrinking is not growth: it would orphan games already played.
+    """
+    old, new = found.get("settings", {}), wanted["settings"]
+    if found.get("version") != wanted["version"] or not isinstance(old, dict):
+        return False
+    before, after = old.get("games_per_pairing"), new["games_per_pairing"]
+    if not isinstance(before, int) or before >= after:
+        return False
+    if {**old, "games_per_pairing": after} != new:
+        return False
+    openings = found.get("openings")
+    return isinstance(openings, list) and openings == wanted["openings"][:len(openings)]
+
+
+def _is_shrink(found: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``wanted`` is ``found`` with fewer games per pairing and nothing else changed."""
+    return isinstance(found.get("settings"), dict) and _is_growth(wanted, found)
 
 
 def _differences(found: dict[str, Any], wanted: dict[str, Any]) -> str:

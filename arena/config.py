@@ -24,7 +24,8 @@ class ArenaError(Exception):
 # ----- settings -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ArenaConfig:
-    """What an arena plays. Everything here must match for a resume.
+    """What an arena plays. Everything here must match for a resume, except that
+    ``games_per_pairing`` may grow (the games played are kept; see ``arena.arena``).
 
     Args:
         mode: ``gauntlet``, ``roundrobin`` or ``sprt``.

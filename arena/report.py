@@ -3,6 +3,11 @@
 Split from :mod:`arena.arena` (which schedules and plays the games): everything here turns a
 list of game records into :class:`ArenaReport` tables (``arena.ratings``: Wilson score
 intervals with draws, maximum-likelihood Elo) and writes or prints them.
+
+Players appear under their short names (``players.registry.short_names``: ``name=`` from the
+spec, or e.g. ``az@1200`` for a checkpoint) in tables, CSVs and progress text; ``ratings.csv``
+and ``summary.json`` also give each player's full spec (``spec``), and ``config.json`` and
+``games.jsonl`` keep only specs, so a resumed arena is exactly the same one.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from hive_env.files import write_atomic
+from players.registry import short_names
 
 from .config import ArenaConfig
 from .ratings import EloFit, PairingStats, fit_elo, pairing_stats, tally
@@ -47,6 +53,11 @@ class ArenaReport:
     @property
     def games_done(self) -> int:
         return len(self.records)
+
+    @property
+    def names(self) -> list[str]:
+        """The players' short names, in ``config.players`` order."""
+        return short_names(self.config.players)
 
 
 class Tally:
@@ -90,12 +101,12 @@ class Tally:
         if self.sprt is not None:
             w, d, l_ = (int(x) for x in self.wdl[0, 1])
             return f"LLR {self.llr:+.2f} [{self.sprt.lower:+.2f}, {self.sprt.upper:+.2f}] +{w} ={d} -{l_}"
-        parts = []
+        parts, names = [], short_names(players)
         for i in range(1 if mode == "gauntlet" else min(4, len(players))):
             w, d, l_ = (int(x) for x in self.wdl[i].sum(axis=0))
             n = w + d + l_
             score = f"{100 * (w + 0.5 * d) / n:.0f}%" if n else "-"
-            parts.append(f"{players[i][:24]} +{w} ={d} -{l_} {score}")
+            parts.append(f"{names[i][:24]} +{w} ={d} -{l_} {score}")
         return "; ".join(parts)
 
 
@@ -123,20 +134,22 @@ def _json_num(x: float) -> float | None:
 
 
 def rating_rows(report: ArenaReport) -> list[dict[str, Any]]:
-    """One row per player, best first (unrated players last)."""
-    fit, players = report.fit, report.config.players
+    """One row per player, best first (unrated players last); ``player`` is the short name."""
+    fit, players, names = report.fit, report.config.players, report.names
     order = sorted(range(len(players)), key=lambda i: (math.isnan(fit.elo[i]), -np.nan_to_num(fit.elo[i])))
     rows = []
     for rank, i in enumerate(order, start=1):
         g = int(fit.games[i])
-        rows.append({"rank": rank, "player": players[i], "elo": fit.elo[i], "elo_lo": fit.lo[i],
+        rows.append({"rank": rank, "player": names[i], "elo": fit.elo[i], "elo_lo": fit.lo[i],
                      "elo_hi": fit.hi[i], "se": fit.se[i], "games": g, "points": float(fit.points[i]),
-                     "score": fit.points[i] / g if g else math.nan, "anchor": i == report.anchor})
+                     "score": fit.points[i] / g if g else math.nan, "anchor": i == report.anchor,
+                     "spec": players[i]})
     return rows
 
 
 def pairing_rows(report: ArenaReport) -> list[dict[str, Any]]:
-    players = report.config.players
+    """One row per pairing, from the first player's side, by short names."""
+    players = report.names
     return [{"player": players[i], "opponent": players[j], "games": st.games, "wins": st.wins,
              "draws": st.draws, "losses": st.losses, "score": st.score, "score_lo": st.score_lo,
              "score_hi": st.score_hi, "elo": st.elo, "elo_lo": st.elo_lo, "elo_hi": st.elo_hi}
@@ -172,6 +185,7 @@ def write_report(report: ArenaReport, prior_draws: float = 1.0) -> None:
 
     summary: dict[str, Any] = {
         "settings": report.config.settings(), "anchor": report.config.players[report.anchor],
+        "anchor_name": report.names[report.anchor],
         "games_done": report.games_done, "games_total": report.games_total, "complete": report.complete,
         "rating_model": RATING_MODEL.format(prior=_num(prior_draws, "g")), "score_interval": SCORE_INTERVAL,
         "ratings": clean(ratings), "pairings": clean(pairings),
@@ -200,7 +214,7 @@ def _interval(lo: float, hi: float, fmt: str) -> str:
 
 
 def sprt_verdict(report: ArenaReport) -> str:
-    sprt, (a, b) = report.config.sprt(), report.config.players
+    sprt, (a, b) = report.config.sprt(), report.names
     head = f"SPRT elo0={sprt.elo0:g} elo1={sprt.elo1:g} alpha={sprt.alpha:g} beta={sprt.beta:g}: " \
            f"LLR {report.llr:+.3f}, bounds [{sprt.lower:+.3f}, {sprt.upper:+.3f}]"
     if report.decision == "H1":
@@ -215,10 +229,13 @@ def sprt_verdict(report: ArenaReport) -> str:
 
 def format_report(report: ArenaReport) -> str:
     """The tables as text, for the terminal."""
-    c = report.config
+    c, names = report.config, report.names
     out = [f"{c.mode}: {report.games_done}/{report.games_total} games ({c.game_type}, openings {c.openings}, "
-           f"ply cap {c.ply_cap}); results in {report.out_dir}", "",
-           f"Elo (maximum likelihood, 95% interval), anchor {c.players[report.anchor]} = 0"]
+           f"ply cap {c.ply_cap}); results in {report.out_dir}", ""]
+    named = [f"  {n} = {spec}" for n, spec in zip(names, c.players, strict=True) if n != spec]
+    if named:
+        out += ["Players", *named, ""]
+    out.append(f"Elo (maximum likelihood, 95% interval), anchor {names[report.anchor]} = 0")
     rows = [[str(r["rank"]), r["player"], _num(r["elo"], "+.0f"),
              "anchor" if r["anchor"] else _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
              str(r["games"]), _num(100 * r["score"], ".1f") + ("%" if r["games"] else "")]

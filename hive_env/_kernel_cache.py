@@ -6,7 +6,10 @@ files whose functions it calls and inlines: after an edit to ``encode.py``, a ca
 all the project's kernel sources makes any edit start from a fresh cache. An explicit
 ``NUMBA_CACHE_DIR`` wins; older keyed directories beyond the newest few are removed.
 
-Importing this module applies it (``hive_env/__init__`` imports it before any kernel).
+Importing this module applies it (``hive_env/__init__`` imports it before any kernel). On a
+cold cache (no index files yet: a fresh install or an edited kernel), the first compile prints
+a notice to stderr, once per process tree (``hive_env.compile_notice``); warm runs print
+nothing. ``make setup`` warms the cache ahead (``scripts/warm_kernels.py``).
 """
 
 from __future__ import annotations
@@ -62,3 +65,5 @@ def _prune(home: Path, current: Path) -> None:
 
 CACHE_DIR = use_keyed_cache()
 """The keyed cache directory in use (None: numba's default or the user's NUMBA_CACHE_DIR)."""
+
+from . import compile_notice  # noqa: E402, F401  (registers the first-compile notice)

@@ -10,7 +10,7 @@ of the same game type stack. Nodes, in this order:
    (``actions`` module: the mover's tiles first);
 3. **empty-cell nodes**, every empty hex adjacent to the hive (the origin alone on an
    empty board). Every destination of a legal move is a stack or such a cell: a tile
-   that arrives must touch a tile that was there before its move (RULES.md, one hive).
+   that arrives must touch a tile that was there before its move (docs/rules.md, one hive).
 
 Sizes (``n`` pieces, ``K`` kinds per colour, ``A`` actions as in ``actions``)::
 

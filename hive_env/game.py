@@ -24,12 +24,15 @@ from .board import (
     TOP,
     WHITE_WINS,
     current_hash,
+    move_dest,
     move_piece,
     new_board,
     play,
     unplay,
 )
+from .display.text import render_board
 from .errors import GameStringError, HiveError, IllegalMoveError, NotationError
+from .grid import NEIGH
 from .pieces import (
     PIECE_BUG,
     PIECE_NUMBER,
@@ -285,10 +288,10 @@ class Game:
             if bug == QUEEN and turn == 1:
                 return "tournament rule: the Queen may not be placed on the first turn"
             if not queen_in and turn == 4 and bug != QUEEN:
-                return "the Queen must be placed by the fourth turn"
+                return "the Queen must be placed by your fourth turn"
             if PIECE_NUMBER[piece] > 1 and self.board[POS + piece - 1] < 0:
                 return f"tiles are placed in number order: {piece_name(piece - 1)} first"
-            return f"{name} cannot be placed there (a new tile touches its own colour and no other)"
+            return f"{name} cannot be placed there: {self._placement_rule(move_dest(move))}"
         if not queen_in:
             return "no tile may move before its side's Queen is in play"
         if self.board[TOP + where] != piece:
@@ -296,3 +299,25 @@ class Game:
         if self.board[LAST] == piece:
             return f"{name} moved on the previous turn and cannot move now"
         return f"{name} cannot move there"
+
+    def _placement_rule(self, h: int) -> str:
+        """The placement rule a placement on hex ``h`` breaks (its tile is otherwise placeable)."""
+        if self.board[TOP + h] >= 0:
+            return "a tile is placed on an empty cell (only beetles and mosquitoes climb, by moving)"
+        if self.ply == 1:
+            return "Black's first tile must touch White's first tile"
+        around = [int(self.board[TOP + int(NEIGH[h, d])]) for d in range(6)]
+        if all(p < 0 for p in around):
+            return "a placed tile must touch the hive"
+        return "a placed tile may not touch an opponent's tile (after each side's first placement)"
+
+    # ----- display -------------------------------------------------------------------------
+    def __str__(self) -> str:
+        """The text board (``hive_env.display.text``) and a status line."""
+        status = f"{self.game_type}, {self.state}, {self.turn_string} to move, ply {self.ply}"
+        if self.is_over:
+            status = f"{self.game_type}, {self.state}, ply {self.ply}"
+        return f"{render_board(self.board)}\n{status}"
+
+    def __repr__(self) -> str:
+        return f"<Game {self.game_type} {self.state} {self.turn_string}>"

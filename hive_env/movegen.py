@@ -4,7 +4,7 @@ Every generator works on a board whose moving tile has been *lifted* (its hex's 
 to the tile below it), writes destinations through a stamp-based de-duplication array, and
 appends encoded moves to a caller-owned buffer, returning the new count. No allocation.
 
-Sliding (RULES.md, freedom to move)::
+Sliding (docs/rules.md, freedom to move)::
 
        L   D          a ground step h -> D is legal iff D is empty and exactly one of the
      h   R            flanks L, R is occupied: both = a gate, neither = losing contact.

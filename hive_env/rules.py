@@ -1,7 +1,7 @@
 """Legal moves, perft and compiled random playouts.
 
 ``generate_moves`` is the single source of truth for legality. It lists each distinct
-move once, as the perft convention of RULES.md counts them: one per (tile, destination),
+move once, as the perft convention of docs/rules.md counts them: one per (tile, destination),
 however many paths, mosquito powers or pillbug throws lead there; a placement per (bug
 kind, cell); a lone ``PASS`` when nothing else is legal; nothing once the game is over.
 """
@@ -261,7 +261,7 @@ def _perft(board, hist, depth, buf):
 
 @njit(cache=True)
 def perft(board: np.ndarray, hist: np.ndarray, depth: int) -> int:
-    """Number of leaf positions ``depth`` plies below this one (RULES.md convention)."""
+    """Number of leaf positions ``depth`` plies below this one (docs/rules.md convention)."""
     if depth <= 0:
         return 1
     buf = np.empty((depth + 1, MAX_MOVES), dtype=np.int32)

@@ -10,6 +10,13 @@
     uhp:cmd=/path/to/engine     an external UHP engine (default 1 s per move)
     uhp:cmd=mzinga,depth=2      ... asked for ``bestmove depth 2``
     alphazero:ckpt=PATH,sims=N  a network guiding tree search (``search.alphazero_player``)
+    alphabeta:depth=4,name=ab4  any kind: ``name=`` is the player's short name
+
+**Names.** ``name=`` (every kind) names the player in tables, plots and progress text; it is
+not passed to the factory as an option. Without it, :func:`short_name` makes one: the spec
+itself for short specs, ``az@1200`` for ``alphazero:ckpt=.../ckpt_00001200.pt``, ``az@best``,
+``az@final``, ``uhp:mzinga`` for an engine command. :func:`short_names` names the players of one
+arena, never giving two different specs the same name (it adds details, else uses the spec).
 
 A value may contain commas and spaces (a command line), as long as no comma in it is
 followed by ``word=``. Each kind's factory is named by ``"module:function"`` and imported
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,17 +133,26 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return kind, options
 
 
+NAME_KEY = "name"
+"""The spec key every kind accepts: the player's short name (module docstring)."""
+
+
 def _resolve(spec: str) -> tuple[str, _Kind, dict[str, str], dict[str, Any]]:
-    """``spec`` -> (kind, its registry entry, raw values, parsed values); see :func:`check_spec`."""
+    """``spec`` -> (kind, its registry entry, raw values, parsed values); see :func:`check_spec`.
+    ``name=`` is checked here and left out of the parsed values (it is no factory option)."""
     kind, raw = parse_spec(spec)
     entry = _KINDS.get(kind)
     if entry is None:
         raise PlayerSpecError(f"unknown player kind {kind!r} (known: {', '.join(sorted(_KINDS))})")
     values: dict[str, Any] = {}
     for key, text in raw.items():
+        if key == NAME_KEY:
+            if not text:
+                raise PlayerSpecError(f"player {kind!r}: bad name={text!r}: must not be empty")
+            continue
         parser = entry.params.get(key)
         if parser is None:
-            known = ", ".join(sorted(entry.params)) or "none"
+            known = ", ".join(sorted([*entry.params, NAME_KEY]))
             raise PlayerSpecError(f"player {kind!r} has no option {key!r} (options: {known})")
         try:
             values[key] = parser(text)
@@ -169,8 +185,86 @@ def make_player(spec: str, seed: int = 0) -> Player:
         PlayerSpecError: unknown kind, unknown or missing key, or a bad value.
     """
     kind, entry, raw, values = _resolve(spec)
-    name = kind if not raw else kind + ":" + ",".join(f"{k}={v}" for k, v in raw.items())
+    name = raw.pop(NAME_KEY, None)
+    if name is None:
+        name = kind if not raw else kind + ":" + ",".join(f"{k}={v}" for k, v in raw.items())
     return entry.load()(seed=seed, name=name, **values)
+
+
+# ----- short names -------------------------------------------------------------------------------
+_CKPT_STEP = re.compile(r"^(?:ckpt|model|checkpoint)?[_-]?0*(\d+)$")
+_FROZEN = re.compile(r"^ckpt_0*(\d+)_([0-9a-f]{6,})$")
+_FROZEN_BEST = re.compile(r"^best_([0-9a-f]{6,})$")
+_BEST_BEFORE = re.compile(r"^best_before_0*(\d+)$")
+
+
+def _checkpoint_label(path: str) -> tuple[str, str]:
+    """``(label, detail)`` of a checkpoint file: ``("20", "")`` for ``ckpt_00000020.pt``,
+    ``("20", "#1a2b3c")`` for a frozen copy ``ckpt_00000020_<hash>.pt``, ``("best", "")``,
+    ``("best", "#1a2b3c")`` for ``best_<hash>.pt``, ``("final", "")``, else the file's stem."""
+    stem = re.split(r"[\\/]", path.strip())[-1]
+    stem = stem[:-3] if stem.endswith(".pt") else stem
+    if m := _FROZEN.match(stem):
+        return str(int(m.group(1))), "#" + m.group(2)[:6]
+    if m := _FROZEN_BEST.match(stem):
+        return "best", "#" + m.group(1)[:6]
+    if m := _BEST_BEFORE.match(stem):
+        return f"best_before_{int(m.group(1))}", ""
+    if m := _CKPT_STEP.match(stem):
+        return str(int(m.group(1))), ""
+    return stem or path, ""
+
+
+def short_name(spec: str, detail: int = 0) -> str:
+    """A player's name for tables, plots and progress text.
+
+    Args:
+        spec: a player spec (need not be valid: an unparsable one is its own name).
+        detail: 0 the shortest form; 1 adds what tells similar players apart (a frozen copy's
+            hash, the options besides ``ckpt``/``device``); 2 the spec itself. ``name=`` wins at
+            levels 0 and 1.
+
+    >>> short_name("alphazero:ckpt=runs/smoke/checkpoints/ckpt_00000020.pt,sims=16")
+    'az@20'
+    >>> short_name("alphazero:ckpt=runs/smoke/checkpoints/ckpt_00000020.pt,sims=16", detail=1)
+    'az@20(sims=16)'
+    >>> short_name("alphabeta:depth=2,name=ab2")
+    'ab2'
+    """
+    try:
+        kind, raw = parse_spec(spec)
+    except PlayerSpecError:
+        return spec
+    if detail >= 2:
+        return spec.strip()
+    if raw.get(NAME_KEY):
+        return raw[NAME_KEY]
+    if kind == "alphazero" and raw.get("ckpt"):
+        label, tag = _checkpoint_label(raw["ckpt"])
+        if detail == 0:
+            return f"az@{label}"
+        options = ",".join(f"{k}={v}" for k, v in raw.items() if k not in ("ckpt", "device"))
+        return f"az@{label}{tag}" + (f"({options})" if options else "")
+    if kind == "uhp" and raw.get("cmd") and detail == 0:  # the engine's program, not its path
+        program = re.split(r"[\\/]", raw["cmd"].split()[0])[-1]
+        return ",".join([f"uhp:{program}", *(f"{k}={v}" for k, v in raw.items() if k != "cmd")])
+    return kind if not raw else kind + ":" + ",".join(f"{k}={v}" for k, v in raw.items())
+
+
+def short_names(specs: Sequence[str]) -> list[str]:
+    """The :func:`short_name` of each spec, unique among different specs: players whose names
+    clash get more detail, up to the spec itself (equal specs are one player, one name)."""
+    detail = dict.fromkeys(specs, 0)
+    while True:
+        names = {s: short_name(s, d) for s, d in detail.items()}
+        owners: dict[str, list[str]] = {}
+        for s, n in names.items():
+            owners.setdefault(n, []).append(s)
+        clashes = [s for group in owners.values() if len(group) > 1 for s in group if detail[s] < 2]
+        if not clashes:
+            return [names[s] for s in specs]
+        for s in clashes:
+            detail[s] += 1
 
 
 # ----- built-in kinds ----------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 ``UhpEngine.handle(line)`` never raises for anything a user can type; the stdin/stdout loop
 is ``scripts/uhp_engine.py``.
 
-Commands (RULES.md): ``info``, ``newgame [GameType|GameString]``, ``play MoveString``,
+Commands (docs/rules.md): ``info``, ``newgame [GameType|GameString]``, ``play MoveString``,
 ``pass``, ``validmoves``, ``bestmove [time hh:mm:ss | depth N]``, ``undo [N]``,
 ``options [get Name | set Name Value]``, ``exit``. Every reply ends with ``ok``; a refused
 move is ``invalidmove <reason>``, any other failure ``err <message>``. Empty lines are

@@ -60,7 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     sprt.add_argument("--max-games", type=int, default=2000, help="stop undecided here (default 2000)")
     _ladder_parser(sub)
-    plot = sub.add_parser("plot", help="ratings over checkpoints as a PNG")
+    plot = sub.add_parser("plot", help="ratings over checkpoints as a PNG, on one rating scale",
+                          description="Ratings of RESULTS_DIRs on one scale (the first one's anchor; other "
+                          "anchors re-anchored through a shared player, else refused), checkpoints by step.")
     plot.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
     plot.add_argument("--out", default="ratings.png", help="PNG file (default ratings.png)")
     return parser

@@ -4,9 +4,9 @@ Every ply builds the legal mask and the graph observation of every game. Plies p
 for B games with 1 and 2 numba threads, after warm-up (compile time excluded), each over a
 fixed wall-time budget; OpenSpiel (``legal_actions()`` + ``observation_tensor()`` every ply,
 uniform random move, new game when terminal; Base+MLP, max 500 plies) runs in the same
-process. "cpu" columns divide by process CPU time instead of wall time (steadier on a busy
-machine). OMP_WAIT_POLICY defaults to PASSIVE here: spinning OpenMP workers lose badly when
-the cores are shared.
+process; without it (the ``bench`` extra) one line says how to install it. "cpu" columns divide
+by process CPU time instead of wall time (steadier on a busy machine). OMP_WAIT_POLICY defaults
+to PASSIVE here: spinning OpenMP workers lose badly when the cores are shared.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from hive_env.vec_env import HiveVecEnv  # noqa: E402
+
+OPENSPIEL_INSTALL = 'pip install -e ".[bench]" or make bench'
+"""How to get OpenSpiel (the ``bench`` extra), printed when it is missing."""
 
 
 def bench_vec(num_envs: int, threads: int, seconds: float, game_type: str,
@@ -85,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'engine':>10} {'B':>5} {'threads':>7} {'plies/s':>10} {'per core':>10} {'cpu plies/s':>12}")
     if spiel:
         print(f"{'openspiel':>10} {1:>5} {1:>7} {spiel[0]:>10.0f} {spiel[0]:>10.0f} {spiel[1]:>12.0f}")
+    else:
+        print(f"{'openspiel':>10} (not installed, no comparison: {OPENSPIEL_INSTALL})")
     for threads in args.threads:
         for b in args.batches:
             wall, cpu = bench_vec(b, threads, args.seconds, args.game_type, args.ply_cap)

@@ -1,7 +1,8 @@
 """``hive-perft GAME DEPTH``: move-path enumeration counts, one line per depth.
 
 GAME is a game type (``Base``, ``Base+MLP``...) or a whole GameString. Each line is
-``depth<TAB>count<TAB>seconds``, counting as RULES.md says (Mzinga's convention).
+``depth<TAB>count<TAB>seconds``, counting as docs/rules.md says (Mzinga's convention).
+Bad arguments print one line to stderr and exit with status 2.
 """
 
 from __future__ import annotations
@@ -12,24 +13,32 @@ import time
 
 from hive_env import Game, HiveError
 
+MAX_DEPTH = 12
+"""Deepest depth accepted: published counts stop at 8, and depth 9 already runs for hours."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (no usage line), exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="hive-perft", description=__doc__.splitlines()[0])
-    parser.add_argument("game", help="game type (e.g. Base+MLP) or a whole GameString")
-    parser.add_argument("depth", help="deepest depth to count (>= 1)")
+    parser = OneLineParser(prog="hive-perft", description=__doc__.splitlines()[0])
+    parser.add_argument("game", metavar="GAME", help="game type (e.g. Base+MLP) or a whole GameString")
+    parser.add_argument("depth", metavar="DEPTH", help=f"deepest depth to count (1 to {MAX_DEPTH})")
     args = parser.parse_args(argv)
     try:
         depth = int(args.depth)
     except ValueError:
         depth = -1
-    if depth < 1:
-        print(f"hive-perft: error: DEPTH must be a whole number >= 1, not {args.depth!r}", file=sys.stderr)
-        return 2
+    if not 1 <= depth <= MAX_DEPTH:
+        parser.error(f"DEPTH must be a whole number from 1 to {MAX_DEPTH}, not {args.depth!r}")
     try:
         game = Game.from_string(args.game)
     except HiveError as e:
-        print(f"hive-perft: error: {e}", file=sys.stderr)
-        return 2
+        parser.error(str(e))
     Game(game.expansions).perft(1)  # load the compiled kernels before timing
     try:
         for d in range(1, depth + 1):

@@ -1,9 +1,11 @@
 """``hive-play``: play Hive in the terminal against any player spec.
 
 Type moves in UHP notation (``wS1``, ``bG1 wS1-``, ``wB1 bQ``, ``pass``) or a command:
-``moves`` (legal moves), ``undo`` (your last move and the reply), ``board``, ``game``
-(the GameString), ``resign``, ``help``, ``quit``. End of input ends the game like ``quit``.
-The game record is written as a UHP GameString file at the end.
+``moves`` (legal moves, ``;``-separated as in UHP), ``undo`` (your last move and the reply),
+``board``, ``game`` (the GameString), ``resign``, ``help``, ``quit``. End of input ends the
+game like ``quit``. On a terminal, lines can be edited and recalled (readline). The board
+keeps its place from move to move (``hive_env.display.text.View``) and names the last move.
+The game record is written as a UHP GameString file at the end; ``--from`` reads one back.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import time
 from typing import TextIO
 
 from hive_env import GAME_TYPES, Game, HiveError
-from hive_env.display.text import render_board, use_colour
+from hive_env.display.text import View, render_board, use_colour
 from hive_env.files import write_atomic
 from players import Player, PlayerSpecError, make_player
+from scripts.show import read_record
 
-HELP = """moves   list your legal moves          undo    take back your last move and the reply
+HELP = """moves   list your legal moves (; between)  undo    take back your last move and the reply
 board   draw the board                 game    print the GameString
 resign  give up the game               quit    stop (the record is still written)
 help    this text
@@ -34,32 +37,52 @@ def write_record(path: str, game_string: str) -> None:
 class Session:
     """One game between the user (on ``inp``/``out``) and ``opponent``."""
 
-    def __init__(self, game: Game, opponent: Player, human: int, inp: TextIO, out: TextIO):
+    def __init__(self, game: Game, opponent: Player, human: int, inp: TextIO, out: TextIO,
+                 line_editing: bool = False):
         self.game, self.opponent, self.human = game, opponent, human
         self.inp, self.out = inp, out
         self.colour = use_colour(out)
+        self.view = View()  # the board keeps its place on screen from move to move
+        self.line_editing = line_editing
         self.result = ""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
     def show_board(self) -> None:
-        self.say(render_board(self.game.board, colour=self.colour))
+        self.say(render_board(self.game.board, colour=self.colour, view=self.view))
+        if self.game.moves:
+            who = "White" if self.game.ply % 2 == 1 else "Black"  # the side not to move
+            self.say(f"last move: {who} {self.game.move_strings[-1]}")
+
+    def read_line(self) -> str | None:
+        """The next line of input without its newline; None at end of input."""
+        prompt = f"{self.game.turn_string}> "
+        if self.line_editing:  # readline edits and recalls lines typed at input()
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        return line.rstrip("\n") if line else None
 
     def run(self) -> None:
         """Play until the game ends, the user resigns or quits, or input ends."""
         while not self.game.is_over:
             if self.game.side_to_move != self.human:
+                self.say(f"{self.opponent.name} is thinking...")
+                tick = time.perf_counter()
                 move = self.opponent.choose(self.game)
+                seconds = time.perf_counter() - tick
                 text = self.game.move_string(move)
                 self.game.play(move)
-                self.say(f"{self.opponent.name} plays {text}")
+                self.say(f"{self.opponent.name} plays {text} ({seconds:.1f} s)")
                 self.show_board()
                 continue
-            self.out.write(f"{self.game.turn_string}> ")
-            self.out.flush()
-            line = self.inp.readline()
-            if not line:
+            line = self.read_line()
+            if line is None:
                 self.say("")
                 self.result = "stopped (end of input)"
                 return
@@ -75,7 +98,7 @@ class Session:
         if word == "help":
             self.say(HELP)
         elif word == "moves":
-            self.say(" ".join(self.game.legal_move_strings()))
+            self.say("; ".join(self.game.legal_move_strings()))  # a move holds spaces: ; as in UHP
         elif word == "board":
             self.show_board()
         elif word == "game":
@@ -114,12 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default="alphabeta", help="player spec, e.g. random, alphabeta:depth=3")
     parser.add_argument("--colour", "--color", default="white", choices=["white", "black"], help="you play")
     parser.add_argument("--game-type", default="Base", choices=GAME_TYPES)
-    parser.add_argument("--from", dest="start", help="start from this GameString")
+    parser.add_argument("--from", dest="start", help="start from this GameString, or a game record file "
+                        "(as --out writes)")
     parser.add_argument("--out", help="game record file (default game-<timestamp>.txt)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the opponent's random choices")
     args = parser.parse_args(argv)
     try:
-        game = Game.from_string(args.start) if args.start else Game(args.game_type)
+        game = read_record(args.start) if args.start else Game(args.game_type)
         opponent = make_player(args.opponent, args.seed)
     except (HiveError, PlayerSpecError) as e:
         print(f"hive-play: error: {e}", file=sys.stderr)
@@ -130,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out_path = args.out or time.strftime("game-%Y%m%d-%H%M%S.txt")
     human = 0 if args.colour == "white" else 1
-    session = Session(game, opponent, human, sys.stdin, sys.stdout)
+    editing = sys.stdin.isatty()
+    if editing:
+        import readline  # noqa: F401 - gives input() line editing and history, terminals only
+    session = Session(game, opponent, human, sys.stdin, sys.stdout, line_editing=editing)
     session.say(f"hive-play: you are {args.colour.capitalize()} against {opponent.name} ({game.game_type}); "
                 "type a move or help")
     session.show_board()

@@ -7,11 +7,13 @@
 
 Rerunning the same command resumes the run in ``runs/<name>`` (settings that change the
 network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and SIGTERM
-(exit 143) stop it cleanly with one line.
+(exit 143) stop it cleanly with one line. Progress goes to stdout and ``<run_dir>/train.log``
+(Hydra's job logging, configs/train.yaml): a bar on a terminal, plain periodic lines otherwise.
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 
@@ -24,6 +26,7 @@ from pathlib import Path  # noqa: E402
 import hydra  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
+from hive_env.compile_notice import notice_first_compile  # noqa: E402
 from hive_env.files import write_atomic  # noqa: E402
 from training.config import ConfigError, register_configs, run_config  # noqa: E402
 
@@ -46,6 +49,7 @@ def main(cfg: DictConfig) -> None:
     )
 
     stop_on_signals()
+    log = logging.getLogger("hive-train").info  # console (plain) and train.log (timed)
     resolved = OmegaConf.to_container(cfg, resolve=True)
     try:
         rc = run_config(cfg)
@@ -58,15 +62,18 @@ def main(cfg: DictConfig) -> None:
     write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
     if changes:
         record_resume(rc.run_dir, changes, commit)
-        print(f"hive-train: resuming with changed settings: {'; '.join(changes)}")
+        log(f"hive-train: resuming with changed settings: {'; '.join(changes)}")
+    log(f"run directory: {rc.run_dir} (rerun the same command to resume)")
+    log(f"TensorBoard: tensorboard --logdir {rc.run_dir / 'tb'}")
+    notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
     run = None
     try:
-        run = Run(rc, resolved)
-        evaluation = Evaluation(rc)
+        run = Run(rc, resolved, log=log)
+        evaluation = Evaluation(rc, log=log)
         evaluation.catch_up(run)
         run.run(evaluate_hook=evaluation.on_checkpoint)
         final = save_final(run)
-        print(f"final checkpoint: {final}")
+        log(f"final checkpoint: {final}")
         evaluation.final_match(final, run)
     except CheckpointError as e:  # a crafted checkpoint in the run directory (damaged ones are skipped)
         print(f"hive-train: error: {e}", file=sys.stderr)

@@ -1,4 +1,7 @@
-"""Shared test helpers: where ../shared lives, and skipping when it is absent."""
+"""Shared test helpers: where ../shared lives, and skipping when it is absent.
+
+Only other engines' files are read from ../shared (nokamute's UHP suite); the project's own
+facts, such as the published perft counts, are in tests/data/ so every clone checks them."""
 
 from __future__ import annotations
 
@@ -18,8 +21,6 @@ def require_reference(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{path} not available")
     return path
-
-
 
 
 @pytest.fixture(scope="session")

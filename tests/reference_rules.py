@@ -1,4 +1,4 @@
-"""A slow, pure-Python reference legal-move generator, written straight from RULES.md.
+"""A slow, pure-Python reference legal-move generator, written straight from docs/rules.md.
 
 This module exists only to cross-check the compiled engine (``hive_env.rules``): it shares
 no code with ``movegen``, ``rules`` or ``pinned`` and deliberately uses the plain, obvious
@@ -11,7 +11,7 @@ algorithm wherever the engine is clever:
   revisits; Mosquito: the union of its neighbours' powers, computed by calling them;
 - Ladybug and Beetle: explicit gate-at-height checks per step, on heights with the
   mover lifted;
-- Pillbug: its throw exactly as RULES.md words it (lift gate, drop gate, one hive for
+- Pillbug: its throw exactly as docs/rules.md words it (lift gate, drop gate, one hive for
   the lifted tile, not the tile moved last).
 
 It reads only the int16 board array (layout constants of ``hive_env.board``) and the
@@ -362,7 +362,7 @@ def _own_top_tiles(pos: Position, colour: int) -> Iterable[int]:
 
 
 def reference_moves(board: np.ndarray) -> set[int]:
-    """The set of encoded legal moves of a position, from RULES.md alone.
+    """The set of encoded legal moves of a position, from docs/rules.md alone.
 
     Args:
         board: [BOARD_SIZE] int16 board array (``hive_env.board`` layout).

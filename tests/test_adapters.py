@@ -47,14 +47,53 @@ def test_gym_env():
         reward, terminated, truncated, steps = play_gym_episode(env, seed=seed)
         assert terminated != truncated
         if truncated:
-            assert reward == 0.0 and steps == 40 and env.render().startswith("Base+MLP;Draw;")
+            assert reward == 0.0 and steps == 40 and "Base+MLP, Draw, ply 40" in env.render()
         else:
             assert steps < 40 and env.game.is_over
     with pytest.raises(HiveError, match="over"):
         env.step(0)
     env.reset()
+    strict = HiveGymEnv("Base", illegal_action="raise")
+    strict.reset()
     with pytest.raises(IllegalActionError, match="not legal"):
-        env.step(0)
+        strict.step(0)
+    assert strict.game.ply == 0
+
+
+def test_gym_illegal_action_forfeits_and_check_env_passes():
+    from gymnasium.utils.env_checker import check_env
+
+    from hive_env.adapters.gym import HiveGymEnv
+
+    check_env(gymnasium.make("Hive-v0", game_type="Base", ply_cap=30).unwrapped)  # random, mostly illegal
+    env = HiveGymEnv("Base", ply_cap=30, render_mode="ansi")
+    obs, info = env.reset()
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))  # White's first tile
+    before = env.game.board.copy()
+    obs, reward, terminated, truncated, info = env.step(0)  # not legal here
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    np.testing.assert_array_equal(env.game.board, before)  # refused, not played
+    assert info["current_player"] == 1 and env.observation_space.contains(obs)
+    with pytest.raises(HiveError, match="over"):
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    _, info = env.reset()
+    assert "illegal_action" not in info
+
+
+def test_gym_make_and_ansi_render_shows_the_board():
+    import hive_env.adapters.gym  # noqa: F401 - registers Hive-v0
+
+    env = gymnasium.make("Hive-v0", game_type="Base", render_mode="ansi")
+    _, info = env.reset(seed=0)
+    assert "NotStarted" in env.render()
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    lines = env.render().splitlines()
+    assert lines[-1] == "Base, InProgress, Black[1] to move, ply 1"
+    assert any("wS1" in line or "wA1" in line or "wG1" in line or "wB1" in line for line in lines[:-1])
+    assert ";" not in env.render()  # a board, not a GameString
+    env.close()
+    other = gymnasium.make("hive_env.adapters.gym:Hive-v0", game_type="Base+M")  # imports the module itself
+    assert other.unwrapped.game_type == "Base+M"
 
 
 @pytest.mark.parametrize(("mover_ant", "ply", "reward"), [("bA1", 9, 1.0), ("wA1", 10, -1.0)])

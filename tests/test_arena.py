@@ -216,8 +216,8 @@ def test_resume_after_interruption_plays_every_game_once(tmp_path):
 
 def test_resume_refuses_other_settings_and_corrupt_records(tmp_path):
     run_arena(gauntlet(2), tmp_path, progress=False)
-    with pytest.raises(ArenaError, match="games_per_pairing: 2 -> 4"):
-        run_arena(gauntlet(4), tmp_path, progress=False)
+    with pytest.raises(ArenaError, match="ply_cap: 300 -> 150"):
+        run_arena(gauntlet(2, ply_cap=150), tmp_path, progress=False)
     with pytest.raises(ArenaError, match="other settings"):
         run_arena(gauntlet(2, seed=1), tmp_path, progress=False)
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
@@ -316,7 +316,7 @@ def test_cli_runs_and_errors_in_one_line(tmp_path, capsys):
         ["gauntlet", "greedy", "random", "--games-per-pairing", "3"],
         ["gauntlet", "greedy", "nosuch:x=1"],
         ["gauntlet", "greedy", "random", "--openings", str(book)],
-        [*args[:-2], "--games-per-pairing", "4", "--no-progress"],  # resume with other settings
+        [*args[:4], "--games-per-pairing", "2", "--ply-cap", "150", "--out", str(out)],  # other settings
         ["gauntlet", "greedy", "random", "--bogus-flag"],
         ["sprt", "greedy"],
         ["plot", str(tmp_path / "nowhere")],

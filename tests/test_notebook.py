@@ -1,34 +1,65 @@
-"""The analysis notebook runs top to bottom on the output of the smoke preset."""
+"""The analysis notebook runs top to bottom, in a real Jupyter kernel, on the output of the smoke preset."""
 
 from __future__ import annotations
 
 import json
-import os
+import re
 from pathlib import Path
 
-import matplotlib
+import pytest
+
+nbclient = pytest.importorskip("nbclient")  # the dev extra: nbclient, ipykernel
+nbformat = pytest.importorskip("nbformat")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "analysis.ipynb"
+
+
+def test_every_cell_has_an_id():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(nb)
+    assert (nb.nbformat, nb.nbformat_minor) >= (4, 5)
+    ids = [cell.get("id") for cell in nb.cells]
+    assert all(ids) and len(set(ids)) == len(ids)
 
 
 def test_analysis_notebook_runs_on_the_smoke_run(smoke_run, monkeypatch, tmp_path):
     run_dir, out, returncode = smoke_run
     assert returncode == 0, out[-3000:]
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    monkeypatch.setenv("HIVE_RUN_DIR", str(run_dir))  # the kernel inherits the environment
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()  # raises CellExecutionError, with the cell and traceback, if a cell fails
 
-    shown = []
-    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.append(plt.gcf()))
-    monkeypatch.setenv("HIVE_RUN_DIR", str(run_dir))
-    monkeypatch.chdir(tmp_path)
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
-    namespace: dict = {"__name__": "__main__"}
-    for i, cell in enumerate(cells):
-        if cell["cell_type"] == "code":
-            code = compile("".join(cell["source"]), f"{NOTEBOOK.name}[cell {i}]", "exec")
-            exec(code, namespace)  # noqa: S102 - running the notebook is the point
-    assert len(shown) == 3  # learning curves, Elo over training, the game replay
-    assert os.environ["HIVE_RUN_DIR"] == str(namespace["RUN_DIR"])
-    assert namespace["rows"], "the smoke run's evaluations should give Elo points"
-    assert namespace["game"].ply > 0
-    plt.close("all")
+    outputs = {cell.id: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
+    images = sum("image/png" in o.get("data", {}) for cell in outputs.values() for o in cell)
+    assert images == 3  # learning curves, Elo over training, the game replay
+
+    def text(cell_id: str) -> str:
+        return "".join(o.get("text", "") for o in outputs[cell_id] if o.get("output_type") == "stream")
+
+    assert str(run_dir.resolve()) in text("setup")
+    # one Elo point per evaluated step (the ledger's), not one per alphazero player rated
+    ledger = json.loads((run_dir / "eval" / "ledger.json").read_text())["evaluations"]
+    steps = sorted({e["step"] for e in ledger if e["state"] == "done"})
+    assert steps and f"{len(steps)} evaluated checkpoints: steps {', '.join(map(str, steps))}" \
+        in text("elo")
+    assert "final match, az@final vs random:" in text("elo")
+    assert " plies, " in text("game")
+
+
+def test_smoke_run_says_it_checks_the_pipeline_not_strength(smoke_run):
+    """The final match's lines of the smoke preset: counted nouns, and what the run does not show."""
+    _, out, returncode = smoke_run
+    assert returncode == 0, out[-3000:]
+    line = next(x for x in out.splitlines() if x.startswith("final score vs random: "))
+    m = re.search(r"over (\d+) games \((\d+) wins?, (\d+) draws?, (\d+) loss(?:es)?\)$", line)
+    assert m, line
+    games, *counts = (int(x) for x in m.groups())
+    assert sum(counts) == games
+    for n, word in zip(counts, ("win", "draw", "loss"), strict=True):
+        assert (f"{n} {word}," in line or f"{n} {word})" in line) == (n == 1), line
+    assert "az@final" in out and "alphazero:ckpt=" not in out.split("Elo (maximum", 1)[-1].split("note:")[0]
+    assert "the smoke preset" in out and "checks that the pipeline runs" in out and "end to end" in out
+    assert "not playing strength" in out and "hive-train experiment=cpu" in out and "hive-arena ladder" in out

@@ -1,31 +1,45 @@
-"""Perft from the start position against Mzinga's published counts (../shared/reference)."""
+"""Perft from the start position against Mzinga's published counts (tests/data/perft.csv),
+and the ``hive-perft`` command line."""
 
 from __future__ import annotations
 
+import csv
+import subprocess
+import sys
+
 import pytest
-from conftest import require_reference
 
 from hive_env import GAME_TYPES, Game
+from scripts.perft import MAX_DEPTH
 
-FILES = {gt: f"mzinga_perft_{gt.replace('+', '')}.csv" for gt in GAME_TYPES}
+from helpers import ROOT
+
+PERFT_CSV = ROOT / "tests" / "data" / "perft.csv"
+"""game_type,depth,count rows: the published counts (the file names its source)."""
 
 
-def published(game_type: str) -> dict[int, int]:
-    """depth -> count for the start position of a game type."""
-    counts = {}
-    text = require_reference(FILES[game_type]).read_text(encoding="utf-8-sig")
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        game_string, depth, count = line.split("\t")
-        assert game_string.split(";")[0] == game_type
-        counts[int(depth)] = int(count)
+def read_published() -> dict[str, dict[int, int]]:
+    """game type -> depth -> count, from the project's own copy of the published table."""
+    lines = [line for line in PERFT_CSV.read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    counts: dict[str, dict[int, int]] = {}
+    for row in csv.DictReader(lines):
+        counts.setdefault(row["game_type"], {})[int(row["depth"])] = int(row["count"])
     return counts
 
 
+PUBLISHED = read_published()
+
+
 def check(game_type: str, depth: int) -> None:
-    want = published(game_type)[depth]
-    assert Game(game_type).perft(depth) == want
+    assert Game(game_type).perft(depth) == PUBLISHED[game_type][depth]
+
+
+def test_published_table_covers_every_game_type_to_depth_8():
+    assert set(PUBLISHED) == set(GAME_TYPES)
+    for counts in PUBLISHED.values():
+        assert sorted(counts) == list(range(9))
+        assert counts[0] == 1
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
@@ -64,3 +78,34 @@ def test_perft_leaves_the_game_unchanged():
     assert (game.hist[window] == hist[window]).all()
     assert game.game_string() == text
     assert game.legal_move_strings() == Game.from_string(text).legal_move_strings()
+
+
+def hive_perft(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scripts.perft", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_hive_perft_prints_one_line_per_depth():
+    proc = hive_perft("Base", "3")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("\t") for line in proc.stdout.splitlines()]
+    assert [(int(d), int(c)) for d, c, _ in rows] == [(d, PUBLISHED["Base"][d]) for d in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("args, says", [
+    ((), "GAME, DEPTH"),                      # missing arguments: argparse's usage line before
+    (("Base",), "DEPTH"),
+    (("Base", "3", "4"), "unrecognized"),
+    (("Base", "0"), "DEPTH"),
+    (("Base", "x"), "DEPTH"),
+    (("Base", str(10**23)), f"1 to {MAX_DEPTH}"),  # accepted and ran until interrupted before
+    (("Base", str(MAX_DEPTH + 1)), f"1 to {MAX_DEPTH}"),
+    (("Nope", "2"), "hive-perft: error"),
+])
+def test_hive_perft_bad_arguments_print_one_line(args, says):
+    proc = hive_perft(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("hive-perft: error: ")
+    assert says in proc.stderr

@@ -1,9 +1,14 @@
-"""Issue 4: ``hive-play`` driven through its stdin, and the text board it draws."""
+"""Issue 4: ``hive-play`` driven through its stdin (and a pty for line editing), and its text board."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
+import time
+
+import pytest
 
 from hive_env import Game
 from hive_env.board import POS
@@ -49,8 +54,11 @@ def test_short_game_with_an_illegal_move_and_undo(tmp_path):
     illegal = [ln.split("> ")[-1] for ln in out.splitlines() if "illegal: " in ln]
     assert len(illegal) == 2  # one line each, then a new prompt
     assert "'wZ9' is not a tile name" in illegal[0] and illegal[1].startswith("illegal: wQ bQ: ")
-    assert "wA2 /bQ" in out  # the moves list
-    assert "random plays " in out and "took back 2 plies; White[7] to move" in out
+    listed = next(ln.split("> ")[-1] for ln in out.splitlines() if "wA2 /bQ; " in ln or "; wA2 /bQ" in ln)
+    assert set(listed.split("; ")) == set(Game.from_string(WIN_IN_ONE).legal_move_strings())  # ; as in UHP
+    assert "random is thinking...\nrandom plays " in out and "took back 2 plies; White[7] to move" in out
+    assert re.search(r"random plays [wb][A-Z]\d?[^\n]* \(\d+\.\d s\)\n", out)  # the seconds it took
+    assert re.search(r"\nlast move: Black [wb][A-Z]", out)
     assert "A move is a UHP MoveString" in out
     assert "result: WhiteWins" in out and f"game record written to {record}" in out
     assert "\x1b[" not in out  # not a terminal: no colours
@@ -116,3 +124,63 @@ def test_use_colour_only_on_terminals(monkeypatch):
     assert use_colour(Tty()) and not use_colour(Pipe())
     monkeypatch.setenv("NO_COLOR", "1")
     assert not use_colour(Tty())
+
+
+def test_from_a_saved_game_file_with_a_steady_board(tmp_path):
+    saved = tmp_path / "saved.txt"
+    saved.write_text("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-\n")
+    record = tmp_path / "out.txt"
+    done = run_play(["--opponent", "random", "--seed", "1", "--from", str(saved), "--out", str(record)],
+                    "board\nwA1 bQ-\nwQ \\wS1\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "last move: Black bQ bS1-" in out  # the start position names its last move too
+    assert ("illegal: wA1 bQ-: wA1 cannot be placed there: a placed tile may not touch an opponent's tile "
+            "(after each side's first placement)") in out
+    assert Game.from_string(record.read_text()).move_strings[:5] == [
+        "wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-", "wQ \\wS1"]
+    # no re-centring: the Queen leaves the left edge, yet wS1 stays in its column
+    boards = [ln.split("> ")[-1] for ln in out.splitlines() if "wS1" in ln and ";" not in ln]
+    assert len(boards) >= 3 and len({ln.index("wS1") for ln in boards}) == 1
+    bad = run_play(["--from", str(tmp_path / "missing.txt")], "")
+    assert bad.returncode == 2 and "is neither a file nor a GameString" in bad.stderr
+
+
+def test_line_editing_and_history_on_a_terminal(tmp_path):
+    """Through a pty: Ctrl-A moves to the start of the line, Up recalls the previous line."""
+    pty = pytest.importorskip("pty")
+    pytest.importorskip("readline")
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "INPUTRC": "/dev/null"}
+    proc = subprocess.Popen([*PLAY, "--opponent", "random", "--out", str(tmp_path / "g.txt")], cwd=ROOT,
+                            stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    seen = b""
+
+    def read_until(marker: bytes, count: int) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 60  # a hang fails the test, it does not measure speed
+        while seen.count(marker) < count and time.monotonic() < deadline:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            seen += chunk
+
+    try:
+        read_until(b"White[1]> ", 1)
+        os.write(master, b"S1\x01w\r")  # typed "S1", Ctrl-A, "w": the line is wS1
+        read_until(b"White[2]> ", 1)
+        os.write(master, b"game\r")
+        read_until(b"Base;InProgress;White[2];wS1;", 1)
+        os.write(master, b"\x1b[A\r")  # Up: "game" again
+        read_until(b"Base;InProgress;White[2];wS1;", 2)
+        os.write(master, b"quit\r")
+        read_until(b"game record written", 1)
+    finally:
+        proc.wait(timeout=60)
+        os.close(master)
+    text = seen.decode(errors="replace")
+    assert "random plays " in text and "illegal" not in text
+    assert text.count("Base;InProgress;White[2];wS1;") >= 2 and "result: stopped" in text
+    assert Game.from_string((tmp_path / "g.txt").read_text()).move_strings[0] == "wS1"

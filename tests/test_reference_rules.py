@@ -1,6 +1,6 @@
 """The compiled move generator against the slow pure-Python reference (tests/reference_rules.py).
 
-The reference is written from RULES.md alone and shares no code with ``hive_env.movegen``,
+The reference is written from docs/rules.md alone and shares no code with ``hive_env.movegen``,
 ``hive_env.rules`` or ``hive_env.pinned``, so agreement on many random positions of every
 game type is an independent check of the engine. Random games are steered by a few
 policies so that they reach the interesting parts of the rules: stacks and beetle gates,

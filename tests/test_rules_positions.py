@@ -3,7 +3,7 @@
 Positions are set up in axial coordinates (q, r), pointy-top: the neighbours of (q, r) are
 NE (q+1, r-1), E (q+1, r), SE (q, r+1), SW (q-1, r+1), W (q-1, r), NW (q, r-1). In the
 diagrams each row r is shifted half a cell right of the row above it; ``..`` is empty.
-Expected destinations were worked out by hand from RULES.md.
+Expected destinations were worked out by hand from docs/rules.md.
 """
 
 from __future__ import annotations

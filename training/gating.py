@@ -304,13 +304,36 @@ class Evaluation:
         return report.decision == "H1"
 
     def final_match(self, path: Path, run: Run) -> Any:
-        """The final network against ``eval.final_opponents``; prints and returns the report."""
+        """The final network against ``eval.final_opponents``; logs and returns the report.
+
+        The printed lines name players by their short names (``az@final``); a short run (the
+        smoke preset, or fewer than :data:`STRENGTH_STEPS` steps) says that it checks the pipeline,
+        not strength, and where strength is measured."""
         me = az_spec(path, self.ev.final_sims or self.ev.sims, self.cfg.device)
         config = self._config("gauntlet", (me, *self.ev.final_opponents), self.ev.final_games)
         report, _ = self._arena(config, "final", file_hash(path))
-        print(format_report(report))
+        self.log(format_report(report))
+        names = report.names
         for _, j, stats in report.pairings:
-            name = report.config.players[j]
-            print(f"final score vs {name}: {stats.score:.3f} "
-                  f"({stats.wins} wins, {stats.draws} draws, {stats.losses} losses)")
+            self.log(f"final score vs {names[j]}: {stats.score:.3f} over {stats.games} games "
+                  f"({_count(stats.wins, 'win')}, {_count(stats.draws, 'draw')}, "
+                  f"{_count(stats.losses, 'loss')})")
+        steps = self.cfg.train.steps
+        if self.cfg.name == "smoke" or steps < STRENGTH_STEPS:
+            what = "the smoke preset" if self.cfg.name == "smoke" else "a short run"
+            self.log(f"note: this is {what} ({steps} training steps): it checks that the pipeline runs\n"
+                  f"      end to end, not playing strength. For strength: hive-train experiment=cpu (beats\n"
+                  f"      random and greedy), then hive-arena ladder \"alphazero:ckpt={path},sims=32\"")
         return report
+
+
+STRENGTH_STEPS = 1000
+"""Training steps below which the final match is reported as a pipeline check, not a strength
+measurement (the ``cpu`` preset trains 4000)."""
+
+
+def _count(n: int, word: str) -> str:
+    """``"1 loss"``, ``"0 wins"``, ``"2 draws"``."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word}es" if word.endswith("s") else f"{n} {word}s"

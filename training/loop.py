@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from hive_env.files import write_atomic
 from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
@@ -47,7 +46,7 @@ from search.network import pick_device
 
 from .checkpoint import CheckpointStore
 from .config import ConfigError, RunConfig, resume_changes
-from .metrics import Metrics
+from .metrics import Metrics, Progress
 from .replay import ReplayStore
 from .trainer import Trainer
 from .worker import WorkerLoop, seed_everything, worker_main
@@ -237,8 +236,7 @@ class Run:
         stop = ctx.Event()
         procs: list = []
         inline = None
-        bar = tqdm(total=tc.steps, initial=self.trainer.step, desc="train", unit="step", dynamic_ncols=True)
-        last_positions = -1
+        progress = Progress(tc.steps, self.trainer.step, self.log)
         try:
             if cfg.selfplay.workers > 0:
                 procs.extend(_start_workers(ctx, cfg, stop))
@@ -256,25 +254,25 @@ class Run:
                         self._check_workers(procs)
                         time.sleep(0.5)
                     self._log_selfplay()
-                    if positions != last_positions:
-                        bar.set_postfix(positions=positions)
-                        last_positions = positions
+                    needed = max(tc.min_positions, int(self.trainer.step * tc.batch_size
+                                                       / tc.samples_per_position) + 1)
+                    progress.waiting(self.metrics.games, self.replay.count(), needed)
                     continue
                 batch = self.replay.sample(tc.batch_size, tc.window, self.rng, tc.augment)
                 metrics = self.trainer.train_step(batch)
                 self.trained += 1
                 step = self.trainer.step
                 self.metrics.scalars("train", metrics, step)
-                bar.update(1)
-                bar.set_postfix(loss=f"{metrics['total']:.3f}", positions=positions)
-                if step % tc.checkpoint_every == 0 or step == tc.steps:
+                checkpoint = step % tc.checkpoint_every == 0 or step == tc.steps
+                progress.step(step, metrics["total"], positions, checkpoint)
+                if checkpoint:
                     self._log_selfplay()
                     self.publish()
                     if evaluate_hook is not None:
                         evaluate_hook(self, step)
                     self.metrics.flush()
         finally:
-            bar.close()
+            progress.close()
             stop.set()
             for p in procs:
                 p.join(timeout=10)

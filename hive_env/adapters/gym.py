@@ -9,7 +9,19 @@ move's view), the action space is ``Discrete(A)`` of ``hive_env.actions``, and
 The reward is from the view of the player who just moved: +1 if the move won, -1 if it
 lost (it can: a move may surround its own queen), 0 otherwise. ``terminated`` = the game
 has a result; ``truncated`` = the ply cap ended it (a draw that is not a result). After
-either, ``reset()`` starts a new game; stepping a finished game raises ``HiveError``.
+either, ``reset()`` starts a new game; stepping a finished episode raises ``HiveError``.
+
+An illegal action (not in ``info["action_mask"]``) forfeits: the episode ends
+(``terminated``) with reward -1 for the side that chose it and ``info["illegal_action"] =
+True``; the board is unchanged and the observation is the position it was refused in.
+(``IllegalActionError`` is raised only with ``illegal_action="raise"``.) So agents that
+ignore the mask learn that it matters, and Gymnasium's ``check_env``, which steps random
+actions, passes.
+
+Importing this module registers ``"Hive-v0"``: ``gymnasium.make("Hive-v0",
+game_type="Base")`` after ``import hive_env.adapters.gym``, or in one step
+``gymnasium.make("hive_env.adapters.gym:Hive-v0")`` (Gymnasium imports the module).
+``render()`` with ``render_mode="ansi"`` returns the text board of ``hive_env.display.text``.
 
 Needs ``gymnasium`` (the ``dev`` extra); nothing else in ``hive_env`` imports this module.
 """
@@ -76,16 +88,23 @@ class HiveGymEnv(gymnasium.Env):
     Args:
         game_type: ``"Base"`` .. ``"Base+MLP"``.
         ply_cap: draw (truncation) after this many plies; 0 = none.
-        render_mode: ``None`` or ``"ansi"`` (the UHP GameString).
+        render_mode: ``None`` or ``"ansi"`` (the text board and a status line).
         max_legal: M, padding of the legal-action lists.
+        illegal_action: ``"lose"`` (an illegal action ends the episode, reward -1,
+            ``info["illegal_action"] = True``) or ``"raise"`` (``IllegalActionError``, the
+            episode goes on).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # fps: Gymnasium asks; text has none
 
     def __init__(self, game_type: str = "Base+MLP", ply_cap: int = DEFAULT_PLY_CAP,
-                 render_mode: str | None = None, max_legal: int = MAX_LEGAL):
+                 render_mode: str | None = None, max_legal: int = MAX_LEGAL, illegal_action: str = "lose"):
         if render_mode not in (None, "ansi"):
             raise HiveError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if illegal_action not in ("lose", "raise"):
+            raise HiveError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self._forfeited = False
         self.game_type = game_type
         self.expansions = parse_game_type(game_type)
         self.ply_cap = int(ply_cap)
@@ -120,28 +139,43 @@ class HiveGymEnv(gymnasium.Env):
         if game.expansions != self.expansions or game.is_over:
             raise HiveError(f"cannot start from a {game.game_type} game in state {game.state}")
         self.game = game
+        self._forfeited = False
         return self._observe()
 
     def step(self, action):
         """Play ``action`` for the side to move.
 
+        An illegal action ends the episode as a loss for the side to move (reward -1,
+        ``info["illegal_action"] = True``, the board unchanged), or raises with
+        ``illegal_action="raise"``.
+
         Raises:
-            IllegalActionError: the action is not legal (the game is unchanged).
-            HiveError: the game is over (call ``reset``).
+            IllegalActionError: the action is not legal and ``illegal_action="raise"``.
+            HiveError: the episode is over (call ``reset``).
         """
-        if self.game.is_over:
+        if self.game.is_over or self._forfeited:
             raise HiveError("the game is over: call reset()")
         a = int(action)
         if not (0 <= a < self.action_space.n and self._obs["legal_mask"][a]):
             move = int(decode_action(self.game.board, a)) if 0 <= a < self.action_space.n else -1
             what = f" ({self.game.move_string(move)})" if move >= 0 else ""
-            raise IllegalActionError(f"action {a}{what} is not legal here")
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"action {a}{what} is not legal here")
+            self._forfeited = True
+            obs, info = self._observe()
+            info["illegal_action"] = True
+            return obs, -1.0, True, False, info
         self.game.play(action_to_move(self.game.board, a))
         reward, terminated, truncated = game_outcome(self.game)
         obs, info = self._observe()
         return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
+        """``render_mode="ansi"``: the text board and a status line (``str(game)``)."""
         if self.render_mode == "ansi":
-            return self.game.game_string()
+            return str(self.game)
         return None
+
+
+if "Hive-v0" not in gymnasium.registry:  # a module reload must not register it twice
+    gymnasium.register(id="Hive-v0", entry_point="hive_env.adapters.gym:HiveGymEnv")

@@ -34,7 +34,7 @@ class HivePettingZooEnv(AECEnv):
     Args:
         game_type: ``"Base"`` .. ``"Base+MLP"``.
         ply_cap: draw (truncation) after this many plies; 0 = none.
-        render_mode: ``None`` or ``"ansi"`` (the UHP GameString).
+        render_mode: ``None`` or ``"ansi"`` (the text board and a status line).
         max_legal: M, padding of the legal-action lists.
     """
 
@@ -107,8 +107,9 @@ class HivePettingZooEnv(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | None:
+        """``render_mode="ansi"``: the text board and a status line (``str(game)``)."""
         if self.render_mode == "ansi":
-            return self.game.game_string()
+            return str(self.game)
         return None
 
     def close(self) -> None:
