@@ -10,6 +10,16 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()
+"""The process's umask at import (reading it means setting it, so it is read once)."""
+
+
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "wb", **kwargs: Any) -> Iterator[IO]:
     """Open a temp file beside ``path`` for writing; on success fsync it and rename it over
@@ -18,6 +28,7 @@ def atomic_open(path: str | Path, mode: str = "wb", **kwargs: Any) -> Iterator[I
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # as open() would make it (mkstemp makes files private)
         with os.fdopen(fd, mode, **kwargs) as f:
             yield f
             f.flush()

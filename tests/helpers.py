@@ -48,3 +48,13 @@ def random_games(game_type: str, seed: int, n_games: int = 3, max_plies: int = 9
                 out.append(game.copy())
         out.append(game.copy())
     return out
+
+
+def hashed_evaluate(obs: dict) -> tuple[np.ndarray, np.ndarray]:
+    """A deterministic fake network for search tests: a game's output depends only on its own
+    observation row (so batched and separate searches must agree)."""
+    feat = obs["node_feat"].sum(axis=(1, 2))
+    src = obs["legal_src"].astype(np.float32)
+    dst = obs["legal_dst"].astype(np.float32)
+    logits = np.sin(src * 1.7 + dst * 0.37 + feat[:, None] * 0.01).astype(np.float32)
+    return logits, np.tanh(np.sin(feat * 0.1)).astype(np.float32)

@@ -10,6 +10,8 @@ from hive_env.position import board_from_tiles, random_positions
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
 
+from helpers import hashed_evaluate
+
 # White to move; wA2 (3,-1) -> (2,0) closes bQ's last gap (see test_rules_positions).
 WIN_IN_ONE = [("bA1", 0, -1), ("bA2", 1, -1), ("bA3", -1, 0), ("wQ", 0, 0), ("bQ", 1, 0),
               ("wS1", 0, 1), ("wG1", 2, -1), ("wA1", 1, 1), ("wA2", 3, -1)]
@@ -66,15 +68,6 @@ def test_prefers_a_win_to_a_draw():
     assert {WHITE_WINS, DRAW} <= results
     move, _ = search_one(game, SearchConfig(sims=400))
     assert outcome(game, move) == WHITE_WINS
-
-
-def hashed_evaluate(obs):
-    """A deterministic, row-independent fake network: a game's output depends only on its row."""
-    feat = obs["node_feat"].sum(axis=(1, 2))
-    src = obs["legal_src"].astype(np.float32)
-    dst = obs["legal_dst"].astype(np.float32)
-    logits = np.sin(src * 1.7 + dst * 0.37 + feat[:, None] * 0.01).astype(np.float32)
-    return logits, np.tanh(np.sin(feat * 0.1)).astype(np.float32)
 
 
 @pytest.mark.parametrize(("gumbel", "leaves"), [(False, 2), (True, 2), (True, 1)])

@@ -13,14 +13,7 @@ import pytest
 from hive_env.position import random_positions
 from search.mcts import BatchedMCTS, SearchConfig
 
-
-def hashed_evaluate(obs):
-    """A deterministic, row-independent fake network."""
-    feat = obs["node_feat"].sum(axis=(1, 2))
-    src = obs["legal_src"].astype(np.float32)
-    dst = obs["legal_dst"].astype(np.float32)
-    logits = np.sin(src * 1.7 + dst * 0.37 + feat[:, None] * 0.01).astype(np.float32)
-    return logits, np.tanh(np.sin(feat * 0.1)).astype(np.float32)
+from helpers import hashed_evaluate
 
 
 def play_games(cfg: SearchConfig, moves: int, seed: int = 0) -> dict:

@@ -23,7 +23,7 @@ from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
 from training.selfplay import SelfPlay, SelfPlayConfig
 
-from helpers import MIDGAME
+from helpers import MIDGAME, hashed_evaluate
 
 
 @pytest.fixture(scope="module")
@@ -181,13 +181,6 @@ def test_hive_uhp_bestmove_uses_the_players_sims_and_maxtime_only_caps(ckpt):
 
 
 # ----- 3. the Gumbel root's m is per game ------------------------------------------------------
-
-
-def hashed_evaluate(obs):
-    """A deterministic, row-independent fake network (a game's output depends only on its row)."""
-    feat = obs["node_feat"].sum(axis=(1, 2))
-    logits = np.sin(obs["legal_src"] * 1.7 + obs["legal_dst"] * 0.37 + feat[:, None] * 0.01)
-    return logits.astype(np.float32), np.tanh(np.sin(feat * 0.1)).astype(np.float32)
 
 
 @pytest.mark.parametrize("noise", [False, True])

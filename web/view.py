@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from hive_env import BLACK_WINS, DRAW, PASS, WHITE_WINS, Game
-from hive_env.board import BELOW, LEVEL, POS, TOP, is_surrounded, move_dest, move_piece
+from hive_env.board import LEVEL, POS, is_surrounded, move_dest, move_piece
+from hive_env.display.text import stack_at
 from hive_env.grid import ORIGIN, qr_of, unwrap
 from hive_env.outcome import is_real_draw
 from hive_env.pieces import (
@@ -57,16 +58,6 @@ class Frame:
     def cell(self, h: int) -> list[int]:
         q, r = self._coords[int(h)]
         return [q, r]
-
-
-def _stack(board: np.ndarray, h: int) -> list[int]:
-    """Pieces on hex ``h``, bottom first."""
-    pieces = []
-    p = int(board[TOP + h])
-    while p >= 0:
-        pieces.append(p)
-        p = int(board[BELOW + p])
-    return pieces[::-1]
 
 
 def _tile(piece: int) -> dict:
@@ -130,7 +121,7 @@ def describe(game: Game, live: bool = True) -> dict:
     frame = Frame(board, extra)
     tiles = []
     for h in sorted({int(board[POS + p]) for p in range(N_PIECES) if board[POS + p] >= 0}):
-        stack = _stack(board, h)
+        stack = stack_at(board, h)
         for piece in stack:
             tiles.append({**_tile(piece), "cell": frame.cell(h), "level": int(board[LEVEL + piece]),
                           "height": len(stack), "top": piece == stack[-1]})

@@ -46,7 +46,7 @@ def use_colour(stream: TextIO) -> bool:
         return False
 
 
-def _stack(board: np.ndarray, h: int) -> list[int]:
+def stack_at(board: np.ndarray, h: int) -> list[int]:
     """Pieces on hex ``h``, bottom first."""
     pieces = []
     p = int(board[TOP + h])
@@ -110,7 +110,7 @@ def render_board(board: np.ndarray, colour: bool = False, empty_marks: bool = Tr
     cells: dict[tuple[int, int], tuple[str, str]] = {}  # (q, r) -> (label, ANSI code)
     stacks: list[str] = []
     for h in hexes:
-        stack = _stack(board, h)
+        stack = stack_at(board, h)
         top = stack[-1]
         label = piece_name(top) + (f"^{len(stack)}" if len(stack) > 1 else "")
         cells[coords[h]] = (label, _WHITE_TILE if PIECE_COLOUR[top] == 0 else _BLACK_TILE)
