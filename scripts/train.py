@@ -1,7 +1,7 @@
 """``hive-train``: AlphaZero-style self-play training (Hydra config in configs/).
 
     hive-train experiment=smoke              # a few minutes on a CPU
-    hive-train experiment=cpu                # about an hour on 2 cores: learns to beat greedy
+    hive-train experiment=cpu                # about half an hour on 2 cores: beats greedy
     hive-train experiment=gpu name=run1      # one GPU
     hive-train experiment=cpu model.width=64 seed=3
 
