@@ -90,6 +90,9 @@ def test_hive_perft_prints_one_line_per_depth():
     assert proc.returncode == 0, proc.stderr
     rows = [line.split("\t") for line in proc.stdout.splitlines()]
     assert [(int(d), int(c)) for d, c, _ in rows] == [(d, PUBLISHED["Base"][d]) for d in (1, 2, 3)]
+    assert all(float(seconds) >= 0 for _, _, seconds in rows)
+    proc = hive_perft("Base+MLP;InProgress;White[2];wS1;bS1 wS1-", "1")  # a GameString, too
+    assert proc.returncode == 0 and proc.stdout.split("\t")[:2] == ["1", "24"]
 
 
 @pytest.mark.parametrize("args, says", [
@@ -101,11 +104,13 @@ def test_hive_perft_prints_one_line_per_depth():
     (("Base", str(10**23)), f"1 to {MAX_DEPTH}"),  # accepted and ran until interrupted before
     (("Base", str(MAX_DEPTH + 1)), f"1 to {MAX_DEPTH}"),
     (("Nope", "2"), "hive-perft: error"),
+    (("Chess", "2"), "hive-perft: error"),
+    (("Base;InProgress;White[2];wQ", "1"), "hive-perft: error"),  # a malformed GameString
 ])
 def test_hive_perft_bad_arguments_print_one_line(args, says):
     proc = hive_perft(*args)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1, proc.stderr
-    assert proc.stderr.startswith("hive-perft: error: ")
+    assert proc.stderr.startswith("hive-perft: error: ") and "Traceback" not in proc.stderr
     assert says in proc.stderr

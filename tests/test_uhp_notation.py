@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from hive_env import PASS, Game, GameStringError, HiveError, IllegalMoveError, NotationError
@@ -12,7 +9,7 @@ from hive_env.board import TOP, move_dest, move_piece
 from hive_env.grid import NE, NEIGH, NW, SE, SW, E, W
 from hive_env.pieces import GAME_TYPES, parse_game_type, piece_name
 
-from helpers import ROOT, random_games
+from helpers import random_games
 
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
 
@@ -167,28 +164,3 @@ def test_undo_past_the_start_is_an_error():
         game.undo(5)
     game.undo(4)
     assert game.game_string() == "Base;NotStarted;White[1]"
-
-
-def run_perft(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scripts.perft", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_perft_cli_prints_one_line_per_depth():
-    out = run_perft("Base", "3")
-    assert out.returncode == 0, out.stderr
-    rows = [line.split("\t") for line in out.stdout.splitlines()]
-    assert [(r[0], r[1]) for r in rows] == [("1", "4"), ("2", "96"), ("3", "1440")]
-    assert all(float(r[2]) >= 0 for r in rows)
-    out = run_perft("Base+MLP;InProgress;White[2];wS1;bS1 wS1-", "1")
-    assert out.returncode == 0 and out.stdout.split("\t")[:2] == ["1", "24"]
-
-
-@pytest.mark.parametrize(
-    "args", [("Chess", "2"), ("Base", "x"), ("Base", "0"), ("Base;InProgress;White[2];wQ", "1")]
-)
-def test_perft_cli_rejects_bad_input_with_status_2(args):
-    out = run_perft(*args)
-    assert out.returncode == 2
-    assert out.stdout == ""
-    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
