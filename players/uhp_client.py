@@ -34,7 +34,7 @@ from time import monotonic
 
 from hive_env import Game, HiveError
 
-from .base import Budget, resolve_budget
+from .base import Budget, check_in_progress, resolve_budget
 
 _CAPABILITY_BITS = {"Mosquito": 1, "Ladybug": 2, "Pillbug": 4}
 MAX_LINE_BYTES = 1 << 16
@@ -224,8 +224,7 @@ class UhpPlayer:
             UhpIllegalMoveError: the engine's answer is not one legal move.
             UhpEngineError: the engine failed (died, timed out, refused) or lost sync.
         """
-        if game.is_over:
-            raise ValueError(f"the game is over ({game.state}): there is no move to choose")
+        check_in_progress(game)
         if game.expansions & ~self.expansions:
             raise UhpEngineError(f"engine {self.name!r} does not support game type {game.game_type}")
         try:
