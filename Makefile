@@ -19,7 +19,7 @@ HAS_NVIDIA_SMI := $(shell command -v nvidia-smi >/dev/null 2>&1 && echo yes)
 TORCH_INDEX ?= $(if $(HAS_NVIDIA_SMI),,$(TORCH_CPU_INDEX))
 TORCH_PIP := $(if $(strip $(TORCH_INDEX)),--extra-index-url $(strip $(TORCH_INDEX)))
 
-.PHONY: setup browser train test test-slow lint bench ladder clean
+.PHONY: setup browser train play test test-slow lint bench bench-backend ladder clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ setup: $(BIN)/.installed
 
 train: setup
 	$(BIN)/hive-train experiment=smoke
+
+# Play against the network shipped with the package in this terminal (models/shipped/MODEL_CARD.md).
+play: setup
+	$(BIN)/hive-play --opponent alphazero
 
 # Debian's chromium for the hive-web browser tests (tests/test_web_browser.py), installed when
 # missing; outside CI a failed install only warns (those tests then skip), under CI=true it fails.
@@ -60,6 +64,10 @@ lint: setup
 bench: setup
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m scripts.bench_engine
+
+# Self-play positions/s with backend=local against backend=ray (a local Ray), one run.
+bench-backend: setup
+	$(BIN)/python -m scripts.bench_backend
 
 # The ladder (arena/ladder.py): a checkpoint against random, greedy and alphabeta depths 1-4,
 # e.g. `make ladder CKPT=runs/cpu/checkpoints/best.pt SIMS=200 GAMES=100 WORKERS=2`.

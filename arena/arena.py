@@ -443,9 +443,14 @@ def check_players(config: ArenaConfig) -> list[str]:
     return modules
 
 
+Executor = Callable[[Iterator[GameTask], int, Callable[[dict[str, Any]], bool], Sequence[str]], None]
+"""How an arena's games are played: :func:`execute` (this machine), or another with its contract
+(``training.ray_backend.ray_execute``: Ray tasks on a cluster)."""
+
+
 def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor: str | None = None,
               progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None,
-              prior_draws: float = 1.0) -> ArenaReport:
+              prior_draws: float = 1.0, executor: Executor | None = None) -> ArenaReport:
     """Play (or finish) an arena and write its results; see the module docstring.
 
     Args:
@@ -456,6 +461,7 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
         progress: show a tqdm bar (stderr) with the running score or the SPRT's LLR.
         on_record: called with each new record after it is stored (tests use it to interrupt).
         prior_draws: the ratings' prior (``arena.ratings.fit_elo``).
+        executor: plays the games (default :func:`execute`: in this process or a process pool).
 
     Raises:
         ArenaError: bad settings or spec, unusable openings, other settings in ``out_dir``.
@@ -491,7 +497,7 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
 
     try:
         if counts.decision is None:
-            execute(pending, workers, handle, modules)
+            (executor or execute)(pending, workers, handle, modules)
     except BaseException:
         if records:
             try:
@@ -511,6 +517,7 @@ __all__ = [
     "ArenaConfig",
     "ArenaError",
     "ArenaReport",
+    "Executor",
     "GameTask",
     "ResultsDir",
     "Tally",

@@ -9,7 +9,8 @@
     alphabeta:time=0.5          ... iterative deepening for 0.5 s per move
     uhp:cmd=/path/to/engine     an external UHP engine (default 1 s per move)
     uhp:cmd=mzinga,depth=2      ... asked for ``bestmove depth 2``
-    alphazero:ckpt=PATH,sims=N  a network guiding tree search (``search.alphazero_player``)
+    alphazero                   the network shipped with the package guiding tree search
+    alphazero:ckpt=PATH,sims=N  ... a checkpoint of yours (``search.alphazero_player``)
     alphabeta:depth=4,name=ab4  any kind: ``name=`` is the player's short name
 
 **Names.** ``name=`` (every kind) names the player in tables, plots and progress text; it is
@@ -308,5 +309,5 @@ register_player("uhp", "players.uhp_client:make_player",
 register_player("alphazero", "search.alphazero_player:make_player",
                 {"ckpt": text_value, "sims": positive_int, "gumbel": flag, "device": text_value,
                  "cpuct": positive_float},
-                required=("ckpt",),
-                doc="network + tree search (ckpt=PATH, sims=N, gumbel=1, device=auto|cpu|cuda)")
+                doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, gumbel=1, "
+                    "device=auto|cpu|cuda)")

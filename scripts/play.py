@@ -1,4 +1,4 @@
-"""``hive-play``: play Hive in the terminal against any player spec.
+"""``hive-play``: play Hive in the terminal against any player spec (by default the shipped network).
 
 Type moves in UHP notation (``wS1``, ``bG1 wS1-``, ``wB1 bQ``, ``pass``) or a command:
 ``moves`` (legal moves, ``;``-separated as in UHP), ``undo`` (your last move and the reply),
@@ -134,7 +134,9 @@ class Session:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-play", description=__doc__.splitlines()[0])
-    parser.add_argument("--opponent", default="alphabeta", help="player spec, e.g. random, alphabeta:depth=3")
+    parser.add_argument("--opponent", default="alphazero",
+                        help="player spec (default alphazero: the network shipped with the package), "
+                             "e.g. random, alphabeta:depth=3, alphazero:ckpt=PATH")
     parser.add_argument("--colour", "--color", default="white", choices=["white", "black"], help="you play")
     parser.add_argument("--game-type", default="Base", choices=GAME_TYPES)
     parser.add_argument("--from", dest="start", help="start from this GameString, or a game record file "

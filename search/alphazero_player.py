@@ -1,6 +1,8 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
-Spec: ``alphazero:ckpt=PATH[,sims=N][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]``.
+Spec: ``alphazero[:ckpt=PATH][,sims=N][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]``; without
+``ckpt`` the network shipped with the package (``models.shipped``, its card in
+``models/shipped/MODEL_CARD.md``).
 
 Budgets (``players.base.Budget``), whichever limit comes first:
 
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from models import shipped
 from players.base import Budget, PlayerSpecError, check_in_progress
 
 from .checkpoint import load_model
@@ -64,14 +67,14 @@ class AlphaZeroPlayer:
         clock: seconds, monotonic (``time.perf_counter``; tests pass a fake one).
     """
 
-    def __init__(self, ckpt: str | Path, sims: int = DEFAULT_SIMS, gumbel: bool = False,
+    def __init__(self, ckpt: str | Path | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                  device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero",
                  clock: Callable[[], float] = time.perf_counter):
         self.name = name
         self.device = pick_device(device)
         if self.device.type == "cpu":
             torch.set_num_threads(1)  # small batches: more threads only spin (and stall under load)
-        self.model, state = load_model(ckpt, self.device)
+        self.model, state = load_model(shipped.CHECKPOINT if ckpt is None else ckpt, self.device)
         self.step = state.get("step")
         self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda")
         self.sims = sims
@@ -147,7 +150,7 @@ class AlphaZeroPlayer:
         self._mcts = None
 
 
-def make_player(seed: int, name: str, ckpt: str, sims: int = DEFAULT_SIMS, gumbel: bool = False,
+def make_player(seed: int, name: str, ckpt: str | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                 device: str = "auto", cpuct: float = 1.5) -> AlphaZeroPlayer:
     """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint is a
     spec error for the user."""

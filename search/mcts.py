@@ -269,7 +269,8 @@ class BatchedMCTS:
 
     # ----- search ------------------------------------------------------------------------------
     def search(self, boards: np.ndarray, hists: np.ndarray, seeds: np.ndarray, add_noise: bool,
-               temperature: np.ndarray | float = 0.0, stop: Callable[[], bool] | None = None) -> SearchResult:
+               temperature: np.ndarray | float = 0.0, stop: Callable[[], bool] | None = None,
+               sims: int | None = None) -> SearchResult:
         """Run every game's simulations and choose a move per game.
 
         Args:
@@ -282,6 +283,8 @@ class BatchedMCTS:
             stop: asked after every step; True ends the search early (a time cap): the move is
                 then chosen from what was searched (Gumbel: among the surviving candidates),
                 and ``sims_done`` says how many simulations ran.
+            sims: simulations of this search instead of ``config.sims`` (at most that; the
+                fast searches of playout-cap randomisation, ``training.selfplay``).
 
         Returns:
             SearchResult with root statistics per legal-move slot.
@@ -291,13 +294,15 @@ class BatchedMCTS:
         hists = np.array(hists, dtype=np.uint64, order="C")
         if boards.shape != (B, BOARD_SIZE) or hists.shape != (B, HIST):
             raise ValueError(f"expected boards [{B}, {BOARD_SIZE}] and hists [{B}, {HIST}]")
+        if sims is not None and not 1 <= sims <= self.config.sims:
+            raise ValueError(f"sims must be in 1..{self.config.sims} (search.sims), got {sims}")
         rngs = [np.random.default_rng(int(s)) for s in np.asarray(seeds).reshape(B)]
         keys = np.array([position_key(boards[b], hists[b]) for b in range(B)])
         stale = np.flatnonzero(keys != self.root_key)
         if stale.size:
             self.reset(stale)
             self.root_key[stale] = keys[stale]
-        s = self._start(boards, hists, rngs, add_noise)
+        s = self._start(boards, hists, rngs, add_noise, sims or self.config.sims)
         L = self.config.leaves_per_tree
         while True:
             target = s.ends[np.arange(B), s.phase]
@@ -313,7 +318,7 @@ class BatchedMCTS:
                 break
         return self._result(s, temperature)
 
-    def _start(self, boards, hists, rngs, add_noise) -> _Search:
+    def _start(self, boards, hists, rngs, add_noise, sims: int) -> _Search:
         """Evaluate and expand the roots, add root noise, lay out every game's schedule."""
         cfg, B, M = self.config, self.B, self.max_legal
         root_obs, root_moves = observe_roots(boards, M)
@@ -355,9 +360,9 @@ class BatchedMCTS:
                 m = min(cfg.gumbel_m, n)
                 g[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
                 cand[b, gumbel.top_candidates(g[b, :n] + logits[b, :n], m)] = 1
-                ends.append(gumbel.halving_schedule(cfg.sims, m))
+                ends.append(gumbel.halving_schedule(sims, m))
             else:
-                ends.append([cfg.sims])
+                ends.append([sims])
         P = max(len(e) for e in ends)
         ends_arr = np.array([e + [e[-1]] * (P - len(e)) for e in ends], np.int64)
         last = np.array([len(e) - 1 for e in ends], np.int64)

@@ -139,6 +139,10 @@ def test_a_float_setting_accepts_a_whole_number():
     ("env.game_type=Chess", "env.game_type"),
     ("env.ply_cap=-1", "env.ply_cap"),
     ("selfplay.workers=-2", "selfplay.workers must be >= 0"),
+    ("selfplay.full_search_prob=0", r"selfplay.full_search_prob must be in \(0, 1\]"),
+    ("selfplay.full_search_prob=0.5 selfplay.fast_sims=99", r"fast_sims \(99\) must be at most search"),
+    ("train.value_target_q=2", r"train.value_target_q must be in \[0, 1\]"),
+    ("train.max_minutes=-1", "train.max_minutes must be >= 0"),
     ("train.lr=-1", "train.lr must be > 0"),
     ("train.keep_checkpoints=0", "train.keep_checkpoints must be >= 1"),
     ("model.size=huge", "model.size must be one of tiny, small, default, large"),
@@ -146,7 +150,7 @@ def test_a_float_setting_accepts_a_whole_number():
 ])
 def test_cross_field_and_range_checks_name_the_setting(override, message):
     with pytest.raises(ConfigError, match=message):
-        settings("run_dir=x", override)
+        settings("run_dir=x", *override.split())
 
 
 def test_an_alphazero_opponent_is_checked_without_loading_its_checkpoint():

@@ -14,12 +14,15 @@ import pytest
 import torch
 
 from hive_env import PASS, Game
+from hive_env.board import PLY
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import transform_move
 from models.gnn import build_model
 from search.checkpoint import load_model
-from training.replay import ReplayStore, Samples, augment_samples
-from training.trainer import TrainConfig, Trainer
+from search.mcts import SearchConfig
+from training.replay import FIELDS, ReplayStore, Samples, augment_samples
+from training.selfplay import SelfPlay, SelfPlayConfig
+from training.trainer import TrainConfig, Trainer, lr_at
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +47,7 @@ def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0) -> Sample
                 break
     z = rng.integers(-1, 2, size=n).astype(np.int8)
     return Samples(np.stack(boards), np.stack(policies), np.array(n_legal, np.int16), z,
-                   np.arange(n, 0, -1, dtype=np.int16))
+                   np.arange(n, 0, -1, dtype=np.int16), rng.uniform(-1, 1, n).astype(np.float16))
 
 
 # ----- replay ----------------------------------------------------------------------------------
@@ -98,6 +101,52 @@ def test_augmentation_moves_policy_targets_with_their_moves():
     np.testing.assert_array_equal(aug.z, samples.z)
 
 
+def test_shards_from_before_root_values_read_with_q_equal_to_the_result(tmp_path):
+    samples = random_samples(12, seed=7)
+    np.savez(tmp_path / "shard_000_000000.npz", version=np.int32(1),
+             **{k: getattr(samples, k) for k in FIELDS if k != "q"})
+    loaded = ReplayStore(tmp_path).window(100)
+    assert len(loaded) == 12
+    np.testing.assert_array_equal(loaded.q, samples.z.astype(np.float16))
+    np.testing.assert_array_equal(loaded.board, samples.board)
+
+
+# ----- self-play -------------------------------------------------------------------------------
+
+
+def play_out(config: SelfPlayConfig, sims: int = 8, ply_cap: int = 24, seed: int = 0):
+    """Self-play with the hashed fake network until every game finished once."""
+    from tests.helpers import hashed_evaluate
+
+    sp = SelfPlay(config, SearchConfig(sims=sims), "Base", ply_cap, hashed_evaluate, seed=seed)
+    finished, steps = [], 0
+    while len(finished) < config.games:
+        finished += sp.step()
+        steps += 1
+    return sp, finished, steps
+
+
+def test_playout_cap_randomisation_records_only_full_searches():
+    full = SelfPlayConfig(games=4)
+    sp_full, games_full, steps = play_out(full)
+    assert all(len(g.samples) == g.plies for g in games_full)
+    assert sp_full.mcts.timings["sims"] == 8 * 4 * steps  # every move a full search
+    pcr = SelfPlayConfig(games=4, full_search_prob=0.3, fast_sims=2)
+    sp, games, steps = play_out(pcr)
+    recorded = sum(len(g.samples) for g in games)
+    plies = sum(g.plies for g in games)
+    assert 0 < recorded < 0.6 * plies
+    assert sp.mcts.timings["sims"] < 8 * 4 * steps  # the fast moves ran 2 simulations
+    for g in games:
+        s = g.samples
+        assert (s.plies_left + s.board[:, PLY] == g.plies).all()  # plies left of each recorded ply
+        assert s.q.dtype == np.float16 and (np.abs(s.q.astype(np.float32)) <= 1).all()
+        assert len(Game.from_string(g.game_string).moves) == g.plies  # the record keeps every move
+    with pytest.raises(ValueError, match="fast_sims"):
+        SelfPlay(SelfPlayConfig(full_search_prob=0.5, fast_sims=16), SearchConfig(sims=8), "Base", 24,
+                 None, seed=0)
+
+
 # ----- trainer ---------------------------------------------------------------------------------
 
 
@@ -114,6 +163,39 @@ def test_training_steps_on_a_fixed_batch_lower_the_loss():
     assert last["total"] < 0.5 * first["total"]
     assert last["value"] < first["value"] and last["policy"] < first["policy"]
     assert trainer.step == 61
+
+
+def mean_value(trainer: Trainer, batch: Samples) -> float:
+    """The network's mean expected value (win - loss) over a batch."""
+    from hive_env.encode import observe_batch
+    from search.network import to_tensors, trim
+
+    trainer.model.eval()
+    with torch.no_grad():
+        _, wdl = trainer.model(to_tensors(trim(observe_batch(batch.board, 512)), torch.device("cpu")))
+    p = torch.softmax(wdl, -1)
+    return float((p[:, 0] - p[:, 2]).mean())
+
+
+@pytest.mark.parametrize("mix, sign", [(0.0, 1), (1.0, -1)])
+def test_value_targets_mix_the_root_value_by_value_target_q(mix, sign):
+    torch.manual_seed(0)
+    batch = random_samples(32, seed=8)
+    batch.z[:] = 1  # every game won, but the searches thought them lost
+    batch.q[:] = -0.8
+    cfg = TrainConfig(batch_size=32, lr=3e-3, warmup_steps=1, steps=100, value_target_q=mix)
+    trainer = Trainer(build_model("tiny"), cfg, torch.device("cpu"), 512)
+    for _ in range(40):
+        trainer.train_step(batch)
+    assert sign * mean_value(trainer, batch) > 0.5
+
+
+def test_the_learning_rate_follows_the_wall_clock_budget_when_it_runs_out_first():
+    cfg = TrainConfig(lr=1e-3, warmup_steps=10, steps=10000, min_lr_ratio=0.1, max_minutes=1)
+    assert lr_at(100, cfg) > 0.99e-3
+    assert lr_at(100, cfg, time_used=0.5) == pytest.approx(0.55e-3, rel=0.02)
+    assert lr_at(100, cfg, time_used=1.0) == pytest.approx(1e-4)
+    assert lr_at(9990, cfg, time_used=0.0) == pytest.approx(1e-4, rel=0.01)
 
 
 # ----- whole runs ------------------------------------------------------------------------------
@@ -163,6 +245,22 @@ def test_killed_run_resumes_with_counters_and_replay_intact(tmp_path):
     assert shards_before <= {p.name for p in (run_dir / "replay").glob("shard_*.npz")}
     last = load_model(run_dir / "checkpoints" / "ckpt_00000040.pt")[1]
     assert last["trainer"]["train_step"] == 40
+
+
+def test_a_wall_clock_budget_ends_the_run_with_its_final_checkpoint(tmp_path):
+    run_dir = tmp_path / "budget"
+    overrides = ("selfplay.workers=0", "train.steps=100000", "train.max_minutes=0.1", "eval.every=0",
+                 "eval.final_games=2", "selfplay.full_search_prob=0.5", "train.value_target_q=0.5")
+    out, _ = hive_train(run_dir, *overrides).communicate(timeout=600)
+    assert "final score vs random" in out, out[-3000:]
+    _, state = load_model(run_dir / "checkpoints" / "final.pt")
+    assert 0 < state["step"] < 100000
+    last = max((run_dir / "checkpoints").glob("ckpt_*.pt"))
+    trainer = load_model(last)[1]["trainer"]
+    assert trainer["seconds"] >= 6 and trainer["train_step"] == state["step"]
+    out, _ = hive_train(run_dir, *overrides).communicate(timeout=600)  # a rerun: nothing left to do
+    assert "resumed from checkpoint step" in out and load_model(run_dir / "checkpoints" / "final.pt")[1][
+        "step"] == state["step"]
 
 
 def test_bad_settings_stop_hive_train_at_start_up(tmp_path):

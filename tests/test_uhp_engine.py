@@ -25,7 +25,9 @@ INFO = ["id hive-zero v0.1.0", "Mosquito;Ladybug;Pillbug", "ok"]
 WON = WIN_IN_ONE.replace("InProgress;White[7]", "WhiteWins;Black[7]") + ";wA2 /bQ"
 BLACK_FIRST = ";".join(f"b{bug} {ref}" for bug in ("S1", "B1", "G1", "A1")
                        for ref in ("wS1/", "wS1-", "wS1\\", "/wS1", "-wS1", "\\wS1"))
-OPTIONS = ["Player;enum;alphabeta;alphabeta;alphabeta;greedy;random", "MaxDepth;int;0;0;0;60",
+KINDS = "alphabeta;alphazero;greedy;random"
+"""The Player option's choices: the kinds that need no option (the shipped network for alphazero)."""
+OPTIONS = ["Player;enum;alphabeta;alphabeta;" + KINDS, "MaxDepth;int;0;0;0;60",
            "MaxTime;double;60.0;60.0;0.0;86400.0", "Seed;int;0;0;0;2147483647"]
 
 
@@ -126,8 +128,8 @@ def test_scripted_session_exact_replies(engine):
         ("options", [*OPTIONS, "ok"]),
         ("options get MaxDepth", ["MaxDepth;int;0;0;0;60", "ok"]),
         ("options set MaxDepth 2", ["MaxDepth;int;2;0;0;60", "ok"]),
-        ("options set player RANDOM", ["Player;enum;random;alphabeta;alphabeta;greedy;random", "ok"]),
-        ("options set Player alphabeta", ["Player;enum;alphabeta;alphabeta;alphabeta;greedy;random", "ok"]),
+        ("options set player RANDOM", ["Player;enum;random;alphabeta;" + KINDS, "ok"]),
+        ("options set Player alphabeta", ["Player;enum;alphabeta;alphabeta;" + KINDS, "ok"]),
         ("bestmove", ["wA2 /bQ", "ok"]),
         ("options set MaxDepth 0", ["MaxDepth;int;0;0;0;60", "ok"]),
     ]
@@ -169,7 +171,8 @@ def _load(text: str) -> Callable[[], object]:
     ("bestmove depth x", "err bestmove depth needs a whole number 1..60, not 'x'"),
     ("bestmove nodes 5", "err expected bestmove, bestmove time hh:mm:ss or bestmove depth N, not 'nodes 5'"),
     ("options get Colour", "err unknown option 'Colour' (options: Player, MaxDepth, MaxTime, Seed)"),
-    ("options set Player chess", "err Player must be one of alphabeta, greedy, random, not 'chess'"),
+    ("options set Player chess",
+     "err Player must be one of alphabeta, alphazero, greedy, random, not 'chess'"),
     ("options set MaxDepth 61", "err MaxDepth must be between 0 and 60, not 61"),
     ("options set MaxTime fast", "err MaxTime must be a number, not 'fast'"),
     ("options set MaxDepth", f"{USAGE} 'set MaxDepth'"),
@@ -253,7 +256,7 @@ def test_a_uhp_spec_player_keeps_its_command_in_the_options():
     spec = "uhp:cmd=" + " ".join([*ENGINE, "--player", "random"])
     eng = Engine("--player", spec)
     try:
-        options = ["Player;enum;uhp;alphabeta;alphabeta;greedy;random;uhp", "ok"]
+        options = ["Player;enum;uhp;alphabeta;alphabeta;alphazero;greedy;random;uhp", "ok"]
         assert eng.send("options get Player") == options
         eng.send("newgame Base")
         assert eng.send("options set Player random")[0].startswith("Player;enum;random")

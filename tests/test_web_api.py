@@ -55,7 +55,7 @@ def test_players_are_an_allow_list_by_id(client, models_dir):
     r = client.get("/api/players")
     assert r.status_code == 200
     ids = [p["id"] for p in r.json()["players"]]
-    assert ids[:2] == ["human", "newest"]
+    assert ids[:3] == ["human", "shipped", "newest"]
     for i in ("random", "greedy", "alphabeta-1", "alphabeta-2", "alphabeta-3", "alphabeta-4"):
         assert i in ids
     ckpts = [i for i in ids if i.startswith("ckpt-")]
@@ -105,13 +105,23 @@ def test_play_moves_stacks_and_browsing(client):
 
 
 def test_engine_moves_for_each_kind_of_player(client):
-    for opponent in ("random", "greedy", "alphabeta-1", "newest"):
+    for opponent in ("random", "greedy", "alphabeta-1", "newest", "shipped"):
         s = client.post("/api/games", json={"white": opponent, "black": "human"}).json()
         assert s["to_move_kind"] == "engine"
         r = client.post(f"/api/games/{s['id']}/engine-move")
         assert r.status_code == 200, (opponent, r.text)
         s = r.json()
         assert len(s["moves"]) == 1 and s["to_move_kind"] == "human" and s["last_move"]["from"] is None
+
+
+def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path):
+    with TestClient(create_app(tmp_path / "none", move_time=5.0, sims=16)) as c:
+        players = c.get("/api/players").json()["players"]
+        nets = [p for p in players if p["kind"] == "alphazero"]
+        assert [p["id"] for p in nets] == ["shipped"] and "shipped network" in nets[0]["label"]
+        s = c.post("/api/games", json={"white": "shipped", "black": "human"}).json()
+        r = c.post(f"/api/games/{s['id']}/engine-move")
+        assert r.status_code == 200 and len(r.json()["moves"]) == 1
 
 
 def test_undo_goes_back_to_the_persons_move(client):

@@ -111,6 +111,13 @@ def played(pg) -> list[str]:
     return pg.eval_on_selector_all("#move-list .move", "els => els.slice(1).map(e => e.textContent)")
 
 
+def test_the_opponent_list_offers_the_shipped_network_and_defaults_to_the_newest(page):
+    options = page.eval_on_selector_all("#opponent option", "els => els.map(e => e.value)")
+    assert options[:3] == ["human", "shipped", "newest"]
+    assert page.input_value("#opponent") == "newest"  # the models directory holds a checkpoint
+    assert "shipped network" in page.inner_text("#opponent option[value=shipped]")
+
+
 def test_play_a_whole_game_by_clicking(page, server):
     """Click a movable piece (board or reserve), then a lit destination, until the game ends
     (a page opened with ``?ply_cap=16`` caps games at 16 plies); then win a game by clicking

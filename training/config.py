@@ -8,8 +8,9 @@ Each config group has a dataclass, and its defaults live there and nowhere else:
     selfplay  SelfPlaySettings     training.selfplay.SelfPlayConfig + worker processes
     train     TrainSettings        training.trainer.TrainConfig + checkpoints kept
     eval      EvalConfig           evaluation during and after training (training.gating)
+    ray       RayConfig            the Ray cluster of ``backend=ray`` (training.ray_backend)
 
-plus the top-level ``seed``, ``device``, ``compile``, ``name`` and ``run_dir`` of
+plus the top-level ``seed``, ``device``, ``compile``, ``backend``, ``name`` and ``run_dir`` of
 :class:`RunConfig`. :func:`register_configs` puts these defaults into Hydra's ConfigStore
 as ``run_defaults``, the first entry of ``configs/train.yaml``'s defaults list, so the yaml
 files hold only deltas and ``hive-train eval.games=4`` finds the key. The stored groups are
@@ -207,11 +208,54 @@ class EvalConfig:
             raise ValueError(f"eval.ladder_depths must be distinct depths >= 1, got {list(depths)}")
 
 
+@dataclass(frozen=True)
+class RayConfig:
+    """Self-play on a Ray cluster (``backend=ray``, training.ray_backend): ``selfplay.workers``
+    actors placed by resources; the trainer and evaluation stay in the driver (this process).
+
+    Args:
+        address: ``local`` starts Ray in this process, ``auto`` joins the cluster this machine
+            belongs to (``ray start``), anything else is a cluster address (``host:port``).
+        num_cpus: CPUs a ``local`` Ray may use (None = all of the machine's).
+        worker_cpus: CPUs each self-play actor reserves (fractions allowed).
+        worker_gpus: GPUs each self-play actor reserves (fractions share one GPU; 0 = CPU).
+        worker_resources: custom resources each actor needs, e.g. ``{selfplay_node: 1}`` to put
+            the actors on nodes started with ``--resources='{"selfplay_node": 4}'``.
+        max_restarts: times Ray restarts a dead actor (-1 = always); the games it was playing
+            are lost, its delivered shards are kept.
+    """
+
+    address: str = "local"
+    num_cpus: int | None = None
+    worker_cpus: float = 1.0
+    worker_gpus: float = 0.0
+    worker_resources: dict[str, float] = field(default_factory=dict)
+    max_restarts: int = 3
+
+    def __post_init__(self):
+        if not self.address:
+            raise ValueError("ray.address must be local, auto or host:port, got ''")
+        if self.num_cpus is not None and self.num_cpus < 1:
+            raise ValueError(f"ray.num_cpus must be >= 1 (or null = all), got {self.num_cpus}")
+        for key in ("worker_cpus", "worker_gpus"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"ray.{key} must be >= 0, got {getattr(self, key)}")
+        for name, amount in self.worker_resources.items():
+            if amount <= 0:
+                raise ValueError(f"ray.worker_resources.{name} must be > 0, got {amount}")
+        if self.max_restarts < -1:
+            raise ValueError(f"ray.max_restarts must be >= -1 (-1 = always), got {self.max_restarts}")
+
+
+BACKENDS = ("local", "ray")
+"""Where self-play runs: processes on this machine, or actors on a Ray cluster."""
+
 GROUPS: dict[str, type] = {"env": EnvConfig, "model": ModelSettings, "search": SearchConfig,
-                           "selfplay": SelfPlaySettings, "train": TrainSettings, "eval": EvalConfig}
+                           "selfplay": SelfPlaySettings, "train": TrainSettings, "eval": EvalConfig,
+                           "ray": RayConfig}
 """Config group -> its dataclass."""
 
-TOP_LEVEL = ("seed", "device", "compile", "name", "run_dir")
+TOP_LEVEL = ("seed", "device", "compile", "backend", "name", "run_dir")
 """Settings outside the groups (fields of :class:`RunConfig`)."""
 
 
@@ -228,6 +272,9 @@ class RunConfig:
         seed: seeds self-play, sampling and initialisation.
         device: ``auto`` (CUDA when present, else CPU), ``cpu``, ``cuda`` or ``cuda:N``.
         compile: torch.compile the network in self-play and training (pays off on GPUs).
+        backend: ``local`` (self-play processes on this machine) or ``ray`` (actors on a Ray
+            cluster, configured by ``ray``; training.ray_backend).
+        ray: the Ray cluster of ``backend: ray``.
         max_legal: legal-move slots M of the observations (hive_env.encode; not a setting).
     """
 
@@ -238,10 +285,12 @@ class RunConfig:
     selfplay: SelfPlaySettings = field(default_factory=SelfPlaySettings)
     train: TrainSettings = field(default_factory=TrainSettings)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
     name: str = "default"
     seed: int = 0
     device: str = "auto"
     compile: bool = False
+    backend: str = "local"
     max_legal: int = MAX_LEGAL
 
 
@@ -284,6 +333,11 @@ def _typed(value: Any, hint: Any, key: str) -> Any:
     elif hint in (str, Path):
         ok, want = isinstance(value, str), "text"
         value = hint(value) if ok else value
+    elif origin is dict and args == (str, float):
+        ok = isinstance(value, dict) and all(isinstance(k, str) and type(v) in (int, float)
+                                             for k, v in value.items())
+        want = "a mapping of names to numbers"
+        value = {k: float(v) for k, v in value.items()} if ok else value
     elif origin in (tuple, list) and args[0] in (str, int):
         item = args[0]
         ok = isinstance(value, (list, tuple)) and all(type(v) is item for v in value)
@@ -334,7 +388,7 @@ def run_config(cfg: DictConfig) -> RunConfig:
     every value's type against its field's annotation; each group's own checks (its
     dataclass's ``__post_init__``: ranges, even game counts, gating, player specs of
     ``eval.opponents`` and ``eval.final_opponents``, model size, ``search.max_nodes``
-    against ``search.sims``); and the device.
+    against ``search.sims``); ``selfplay.fast_sims`` against ``search.sims``; and the device.
     """
     c = OmegaConf.to_container(cfg, resolve=True)
     c.pop("hydra", None)
@@ -345,6 +399,13 @@ def run_config(cfg: DictConfig) -> RunConfig:
         raise ConfigError("run_dir must be set")
     top = {k: _typed(c[k], hints[k], k) for k in TOP_LEVEL if k in c}
     _check_device(top.get("device", "auto"))
+    if top.get("backend", "local") not in BACKENDS:
+        raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {top['backend']!r}")
+    if top.get("backend") == "ray" and groups["selfplay"].workers < 1:
+        raise ConfigError("selfplay.workers must be >= 1 with backend=ray (it is the number of actors)")
+    sp, search = groups["selfplay"], groups["search"]
+    if sp.full_search_prob < 1 and sp.fast_sims > search.sims:
+        raise ConfigError(f"selfplay.fast_sims ({sp.fast_sims}) must be at most search.sims ({search.sims})")
     groups["model"] = groups["model"].model_config()
     return RunConfig(**groups, **top)
 
@@ -356,7 +417,8 @@ meaning of its data. ``env.game_type`` sets the action space and the pieces, ``e
 decides which games end as draws (and so their labels), and ``model.*`` sets the
 network's shape (a change that resolves to the same network, e.g. ``model.size=tiny`` for
 ``model.width=32 model.layers=2``, is allowed). Everything else (``train.*``, ``selfplay.*``,
-``search.*``, ``eval.*``, ``seed``, ``device``, ``compile``, ``name``) may change on resume."""
+``search.*``, ``eval.*``, ``ray.*``, ``seed``, ``device``, ``compile``, ``backend``, ``name``) may
+change on resume: a run started on one machine may go on on a Ray cluster and back."""
 
 RESUME_IGNORED = ("run_dir", "hydra")
 """Top-level keys never compared on resume."""

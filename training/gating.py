@@ -245,7 +245,13 @@ class Evaluation:
         """Play (or finish) ``config`` in ``eval/<prefix>_<checkpoint>_<settings>``."""
         out = self.dir / f"{prefix}_{checkpoint}_{settings_hash(config)}"
         anchor = "random" if "random" in config.players else None
-        return run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False), out
+        executor = None
+        if self.cfg.backend == "ray":  # the games as Ray tasks anywhere on the cluster
+            from .ray_backend import ray_executor
+
+            executor = ray_executor(self.cfg.ray, self.log)
+        return run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,
+                         executor=executor), out
 
     def _evaluate(self, run: Run, entry: dict[str, Any]) -> None:
         step, sims, device = entry["step"], self.ev.sims, self.cfg.device

@@ -11,7 +11,9 @@ Processes talk only through two stores in the run directory::
       eval/                evaluations (training.gating): ledger.json, frozen/, arena results
 
 Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
-runs and tests) poll the checkpoint store for the newest network and write shards. The
+runs and tests) poll the checkpoint store for the newest network and write shards. With
+``backend=ray`` they are Ray actors that get the weights through Ray's object store and hand their
+shards to this process, which writes them (training.ray_backend): the run directory is the same. The
 trainer trains while ``samples_trained <= samples_per_position * positions_in_replay``
 and publishes a checkpoint every ``checkpoint_every`` steps. A run killed at any moment
 resumes from its directory with the same command: the newest readable checkpoint restores
@@ -229,20 +231,30 @@ class Run:
 
     # ----- the loop --------------------------------------------------------------------------
     def run(self, evaluate_hook=None) -> None:
-        """Train to ``train.steps``; self-play runs in workers (or inline with 0 workers)."""
+        """Train to ``train.steps`` (or ``train.max_minutes``); self-play runs in workers (or
+        inline with 0 workers)."""
         cfg = self.cfg
         tc = cfg.train
         ctx = mp.get_context("spawn")
         stop = ctx.Event()
         procs: list = []
         inline = None
+        remote = None  # backend=ray: actors on a Ray cluster (training.ray_backend)
         progress = Progress(tc.steps, self.trainer.step, self.log)
         try:
-            if cfg.selfplay.workers > 0:
+            if cfg.backend == "ray":
+                from .ray_backend import RaySelfPlay
+
+                remote = RaySelfPlay(cfg, self.model, self.trainer.step, self.log)
+            elif cfg.selfplay.workers > 0:
                 procs.extend(_start_workers(ctx, cfg, stop))
             else:
                 inline = WorkerLoop(cfg, 0, self.device)
-            while self.trainer.step < tc.steps:
+            clock = time.monotonic()
+            while self.trainer.step < tc.steps and not self.trainer.out_of_time():
+                now = time.monotonic()
+                self.trainer.seconds += now - clock  # train.max_minutes counts the whole loop
+                clock = now
                 positions = self.replay.count()
                 allowed = positions * tc.samples_per_position / tc.batch_size
                 if positions < tc.min_positions or self.trainer.step >= allowed:
@@ -252,6 +264,8 @@ class Run:
                             pass
                     else:
                         self._check_workers(procs)
+                        if remote is not None:
+                            remote.check()
                         time.sleep(0.5)
                     self._log_selfplay()
                     needed = max(tc.min_positions, int(self.trainer.step * tc.batch_size
@@ -263,16 +277,24 @@ class Run:
                 self.trained += 1
                 step = self.trainer.step
                 self.metrics.scalars("train", metrics, step)
-                checkpoint = step % tc.checkpoint_every == 0 or step == tc.steps
+                checkpoint = (step % tc.checkpoint_every == 0 or step == tc.steps
+                              or self.trainer.out_of_time())
                 progress.step(step, metrics["total"], positions, checkpoint)
                 if checkpoint:
                     self._log_selfplay()
                     self.publish()
+                    if remote is not None:
+                        remote.publish(self.model, step)
+                        remote.report(self.metrics, step)
                     if evaluate_hook is not None:
                         evaluate_hook(self, step)
                     self.metrics.flush()
+            if self.trainer.out_of_time() and self.trained:
+                self.publish()  # the time spent is part of the state a resume reads
         finally:
             progress.close()
+            if remote is not None:
+                remote.close()
             stop.set()
             for p in procs:
                 p.join(timeout=10)

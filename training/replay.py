@@ -8,10 +8,13 @@ A *sample* is one position searched in self-play::
     n_legal    int16                number of legal moves (slots used in ``policy``)
     z          int8                 final result from the side to move's view (+1/0/-1)
     plies_left int16                plies until the game ended (auxiliary target)
+    q          float16              the search's root value, side to move's view (value
+                                    targets may mix it with z, ``train.value_target_q``)
 
 A *shard* is ``shard_<worker>_<seq>.npz`` holding those arrays with a leading sample axis
-plus ``version``; it is written atomically (``hive_env.files``), so readers never see a partial
-shard, and a damaged shard is skipped with a warning. Game records (UHP GameStrings) go
+plus ``version`` (version 1 shards, from before ``q``, are read with ``q = z``); it is
+written atomically (``hive_env.files``), so readers never see a partial shard, and a
+damaged shard is skipped with a warning. Game records (UHP GameStrings) go
 to ``games_<worker>.txt`` beside the shards, appended and flushed per game.
 
 ``ReplayStore`` is the only channel from self-play to the trainer (with the checkpoint
@@ -30,13 +33,13 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from hive_env.board import HIST, PASS, move_dest, move_of, move_piece
+from hive_env.board import BOARD_SIZE, HIST, PASS, move_dest, move_of, move_piece
 from hive_env.files import atomic_open
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
 
-SHARD_VERSION = 1
-FIELDS = ("board", "policy", "n_legal", "z", "plies_left")
+SHARD_VERSION = 2
+FIELDS = ("board", "policy", "n_legal", "z", "plies_left", "q")
 _SHARD_RE = re.compile(r"^shard_(\d+)_(\d+)\.npz$")
 
 
@@ -49,9 +52,17 @@ class Samples:
     n_legal: np.ndarray
     z: np.ndarray
     plies_left: np.ndarray
+    q: np.ndarray
 
     def __len__(self) -> int:
         return len(self.z)
+
+    @staticmethod
+    def empty(max_legal: int) -> Samples:
+        """No samples, with the field shapes and dtypes of real ones."""
+        return Samples(np.zeros((0, BOARD_SIZE), np.int16), np.zeros((0, max_legal), np.float16),
+                       np.zeros(0, np.int16), np.zeros(0, np.int8), np.zeros(0, np.int16),
+                       np.zeros(0, np.float16))
 
     @staticmethod
     def concat(parts: list[Samples]) -> Samples:
@@ -118,9 +129,12 @@ class ReplayStore:
         if key not in self._cache:
             try:
                 with np.load(path) as data:
-                    if int(data["version"]) != SHARD_VERSION:
-                        raise ValueError(f"shard version {int(data['version'])}, expected {SHARD_VERSION}")
-                    self._cache[key] = Samples(*(data[k] for k in FIELDS))
+                    version = int(data["version"])
+                    if version not in (1, SHARD_VERSION):
+                        raise ValueError(f"shard version {version}, expected {SHARD_VERSION}")
+                    arrays = {k: data[k] for k in FIELDS if k != "q" or version > 1}
+                    arrays.setdefault("q", arrays["z"].astype(np.float16))
+                    self._cache[key] = Samples(**arrays)
             except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
                 warnings.warn(f"skipping damaged replay shard {path.name}: {e}", stacklevel=2)
                 return None
@@ -250,5 +264,6 @@ def augment_samples(samples: Samples, syms: np.ndarray) -> Samples:
     _remap_all(boards, moved, syms.astype(np.int64), HEX_MAPS, policy, n_legal, out, ok)
     if not ok.all():
         raise RuntimeError("symmetry augmentation lost a move: engine symmetry broken")
-    return Samples(moved, out.astype(samples.policy.dtype), samples.n_legal, samples.z, samples.plies_left)
+    return Samples(moved, out.astype(samples.policy.dtype), samples.n_legal, samples.z, samples.plies_left,
+                   samples.q)
 

@@ -10,6 +10,13 @@ Capped games (``ply_cap``) are draws; with ``adjudicate_margin > 0`` a capped ga
 instead scored as a win for the side whose pressure on the enemy queen (occupied
 neighbours) is ahead by at least that margin: a denser learning signal for small runs. The
 search values positions drawn by the cap by the same rule, so its targets agree with the labels.
+
+Playout-cap randomisation (KataGo, Wu 2019): with ``full_search_prob < 1`` a move gets the
+full ``search.sims`` only with that probability (drawn per batched move, for all games at
+once) and otherwise a fast search of ``fast_sims`` without root noise; only full-search
+positions become samples. Games are then cheaper, so more results (value targets) are
+learnt per CPU-hour, while every policy target still comes from a full search. Each
+sample also keeps the search's root value ``q``, for value targets that mix it with the result.
 """
 
 from __future__ import annotations
@@ -36,17 +43,26 @@ class SelfPlayConfig:
         temperature_plies: plies played by sampling from visit counts (tau = 1), then the
             most visited move (AlphaZero: 30 in chess).
         adjudicate_margin: see the module docstring; 0 = capped games are plain draws.
+        full_search_prob: share of moves searched with ``search.sims`` and recorded as
+            samples (playout-cap randomisation; 1 = every move, KataGo 0.25).
+        fast_sims: simulations of the other moves' searches (at most ``search.sims``).
     """
 
     games: int = 32
     temperature_plies: int = 12
     adjudicate_margin: int = 0
+    full_search_prob: float = 1.0
+    fast_sims: int = 8
 
     def __post_init__(self):
         if self.games < 1:
             raise ValueError(f"selfplay.games must be >= 1, got {self.games}")
         if self.temperature_plies < 0:
             raise ValueError(f"selfplay.temperature_plies must be >= 0, got {self.temperature_plies}")
+        if not 0 < self.full_search_prob <= 1:
+            raise ValueError(f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
+        if self.fast_sims < 1:
+            raise ValueError(f"selfplay.fast_sims must be >= 1, got {self.fast_sims}")
 
 
 @dataclass
@@ -65,7 +81,9 @@ class _Trace:
     boards: list = field(default_factory=list)
     policies: list = field(default_factory=list)
     n_legal: list = field(default_factory=list)
-    moves: list = field(default_factory=list)
+    q: list = field(default_factory=list)
+    plies: list = field(default_factory=list)  # the ply of each recorded position
+    moves: list = field(default_factory=list)  # every move played, recorded or not
 
 
 class SelfPlay:
@@ -76,6 +94,9 @@ class SelfPlay:
         self.config = config
         self.env = HiveVecEnv(config.games, game_type, ply_cap=ply_cap)
         self.game_type = game_type
+        if config.full_search_prob < 1 and config.fast_sims > search.sims:
+            raise ValueError(f"selfplay.fast_sims ({config.fast_sims}) must be at most "
+                             f"search.sims ({search.sims})")
         self.mcts = BatchedMCTS(search, config.games, self.env.expansions, evaluate,
                                 adjudicate_margin=config.adjudicate_margin)  # search values = labels
         self.rng = np.random.default_rng(seed)
@@ -92,19 +113,23 @@ class SelfPlay:
         plies = env.boards[:, PLY].astype(np.int64)
         temps = np.where(plies < self.config.temperature_plies, 1.0, 0.0)
         seeds = self.rng.integers(0, 2**31, size=B)
+        full = self.config.full_search_prob >= 1 or self.rng.random() < self.config.full_search_prob
         boards_before = env.boards.copy()
-        res = self.mcts.search(env.boards, env.hists, seeds, add_noise=True, temperature=temps)
+        res = self.mcts.search(env.boards, env.hists, seeds, add_noise=full, temperature=temps,
+                               sims=None if full else self.config.fast_sims)
         slots = res.chosen
         idx = np.arange(B)
         actions = res.actions[idx, slots]
         moves = res.moves[idx, slots]
         for b in range(B):
             t = self.traces[b]
-            n = int(res.n_legal[b])
-            t.boards.append(boards_before[b])
-            t.policies.append(res.policy[b].astype(np.float16))
-            t.n_legal.append(n)
             t.moves.append(int(moves[b]))
+            if full:
+                t.boards.append(boards_before[b])
+                t.policies.append(res.policy[b].astype(np.float16))
+                t.n_legal.append(int(res.n_legal[b]))
+                t.q.append(float(res.value[b]))
+                t.plies.append(int(plies[b]))
         _, _, terminated, truncated, info = env.step(actions)
         finished = []
         for b in range(B):
@@ -127,15 +152,20 @@ class SelfPlay:
     def _finish(self, b: int, status: int, truncated: bool) -> FinishedGame:
         t = self.traces[b]
         self.traces[b] = _Trace()
-        boards = np.stack(t.boards)
-        movers = boards[:, PLY] & 1
-        z = np.where(movers == 0, score_for(status, 0), score_for(status, 1)).astype(np.int8)
-        plies = len(boards)
+        plies = len(t.moves)
         game = Game(self.game_type)
         for m in t.moves:
             if game.is_over:
                 break
             game.play(m)
-        samples = Samples(boards, np.stack(t.policies), np.array(t.n_legal, np.int16), z,
-                          np.arange(plies, 0, -1, dtype=np.int16))
-        return FinishedGame(samples, game.game_string(), status, plies, truncated)
+        return FinishedGame(self._samples(t, status, plies), game.game_string(), status, plies, truncated)
+
+    def _samples(self, t: _Trace, status: int, plies: int) -> Samples:
+        """The recorded positions of a finished game (none when PCR recorded none)."""
+        if not t.boards:
+            return Samples.empty(self.mcts.max_legal)
+        boards = np.stack(t.boards)
+        movers = boards[:, PLY] & 1
+        z = np.where(movers == 0, score_for(status, 0), score_for(status, 1)).astype(np.int8)
+        return Samples(boards, np.stack(t.policies), np.array(t.n_legal, np.int16), z,
+                       (plies - np.array(t.plies)).astype(np.int16), np.array(t.q, np.float16))

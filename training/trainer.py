@@ -1,9 +1,11 @@
 """The trainer: network updates from replay samples, with its full state for resuming.
 
 Loss = policy cross-entropy (search policy over the legal-move slots) + ``value_weight`` x
-WDL cross-entropy (final result from the side to move's view). AdamW with linear warm-up
-then cosine decay, gradient clipping, and bfloat16 autocast on CUDA. (Replay also keeps
-the plies left of each sample, for a moves-left head later.)
+WDL cross-entropy (final result from the side to move's view, optionally mixed with the
+search's root value: ``value_target_q``). AdamW with linear warm-up then cosine decay (over
+the steps, or the wall-clock budget ``max_minutes`` when that runs out first), gradient
+clipping, and bfloat16 autocast on CUDA. (Replay also keeps the plies left of each sample,
+for a moves-left head later.)
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ class TrainConfig:
             turn it on for a network that is not invariant.
         checkpoint_every: steps between published checkpoints.
         min_positions: positions in replay before training starts.
+        value_target_q: weight of the search's root value q in the value target: the WDL
+            target is (1 - a) x one-hot(result) + a x (win (1+q)/2, draw 0, loss (1-q)/2).
+            Less noisy than the result alone (KataGo mixes in short-term values); 0 = result only.
+        max_minutes: wall-clock budget of the training loop (summed over resumes), after
+            which the run ends as if ``steps`` were reached; 0 = none. The learning rate's
+            schedule follows whichever of the two runs out first, so runs compared at the
+            same wall clock both finish their schedule.
     """
 
     batch_size: int = 256
@@ -57,6 +66,8 @@ class TrainConfig:
     augment: bool = False
     checkpoint_every: int = 500
     min_positions: int = 1000
+    value_target_q: float = 0.0
+    max_minutes: float = 0.0
 
     def __post_init__(self):
         for name in ("batch_size", "steps", "checkpoint_every", "window"):
@@ -66,13 +77,19 @@ class TrainConfig:
             raise ValueError(f"train.lr must be > 0, got {self.lr}")
         if self.samples_per_position <= 0:
             raise ValueError(f"train.samples_per_position must be > 0, got {self.samples_per_position}")
+        if not 0 <= self.value_target_q <= 1:
+            raise ValueError(f"train.value_target_q must be in [0, 1], got {self.value_target_q}")
+        if self.max_minutes < 0:
+            raise ValueError(f"train.max_minutes must be >= 0 (0 = no budget), got {self.max_minutes}")
 
 
-def lr_at(step: int, cfg: TrainConfig) -> float:
-    """Learning rate of a step: linear warm-up, then cosine to ``lr * min_lr_ratio``."""
+def lr_at(step: int, cfg: TrainConfig, time_used: float = 0.0) -> float:
+    """Learning rate of a step: linear warm-up, then cosine to ``lr * min_lr_ratio``; the
+    cosine's progress is that of the steps or ``time_used`` (share of ``max_minutes``
+    spent), whichever is further."""
     if step < cfg.warmup_steps:
         return cfg.lr * (step + 1) / cfg.warmup_steps
-    t = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps))
+    t = min(1.0, max((step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps), time_used))
     return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * t)))
 
 
@@ -88,7 +105,16 @@ class Trainer:
         self.max_legal = max_legal
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.step = 0
+        self.seconds = 0.0  # wall clock of the training loop, all resumes together (train.max_minutes)
         self.amp = device.type == "cuda"
+
+    def time_used(self) -> float:
+        """Share of the wall-clock budget spent (0 without one)."""
+        budget = self.config.max_minutes * 60
+        return self.seconds / budget if budget > 0 else 0.0
+
+    def out_of_time(self) -> bool:
+        return self.time_used() >= 1.0
 
     def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
         """Loss terms and metrics of a batch (tensors; ``total`` has a gradient)."""
@@ -98,6 +124,11 @@ class Trainer:
         target = torch.from_numpy(samples.policy[:, :moves].astype(np.float32)).to(self.device)
         z = torch.from_numpy(samples.z.astype(np.int64)).to(self.device)
         wdl_target = 1 - z  # +1 -> 0 (win), 0 -> 1 (draw), -1 -> 2 (loss)
+        soft = functional.one_hot(wdl_target, 3).float()
+        a = self.config.value_target_q
+        if a > 0:
+            q = torch.from_numpy(samples.q.astype(np.float32)).to(self.device).clamp(-1, 1)
+            soft = (1 - a) * soft + a * torch.stack([(1 + q) / 2, torch.zeros_like(q), (1 - q) / 2], -1)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.amp):
             logits, wdl = self.net(inputs)
         logits, wdl = logits.float(), wdl.float()
@@ -106,7 +137,7 @@ class Trainer:
         legal |= torch.arange(moves, device=self.device)[None] < inputs["n_legal"].long()[:, None]
         safe_logp = torch.where(legal, logp, torch.zeros_like(logp))
         policy_loss = -(target * safe_logp).sum(-1).mean()
-        value_loss = functional.cross_entropy(wdl, wdl_target)
+        value_loss = functional.cross_entropy(wdl, soft)
         p = torch.softmax(logits, dim=-1)
         entropy = -(p * safe_logp).sum(-1).mean()
         value = torch.softmax(wdl, -1)
@@ -123,7 +154,7 @@ class Trainer:
         """One optimiser step on a batch; returns scalar metrics."""
         self.model.train()
         for group in self.optimizer.param_groups:
-            group["lr"] = lr_at(self.step, self.config)
+            group["lr"] = lr_at(self.step, self.config, self.time_used())
         out = self.losses(samples)
         self.optimizer.zero_grad(set_to_none=True)
         out["total"].backward()
@@ -136,8 +167,9 @@ class Trainer:
         return metrics
 
     def state(self) -> dict:
-        return {"optimizer": self.optimizer.state_dict(), "train_step": self.step}
+        return {"optimizer": self.optimizer.state_dict(), "train_step": self.step, "seconds": self.seconds}
 
     def load_state(self, state: dict) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.step = int(state["train_step"])
+        self.seconds = float(state.get("seconds", 0.0))

@@ -1,10 +1,11 @@
 """The allow-list of opponents the page may choose, by ids the server hands out.
 
 The browser never sends a player spec or a path: it names an entry of :func:`Catalogue.entries`
-by its id (``human``, ``random``, ``greedy``, ``alphabeta-1`` .. ``alphabeta-4``, ``newest``,
-``ckpt-<12 hex>``). Checkpoint ids are made from the file's path relative to the models
-directory; only ``*.pt`` files under that directory (symbolic links resolved, and refused
-when they lead outside it) that :func:`search.checkpoint.read_checkpoint` accepts are listed.
+by its id (``human``, ``shipped`` (the network shipped with the package), ``random``, ``greedy``,
+``alphabeta-1`` .. ``alphabeta-4``, ``newest``, ``ckpt-<12 hex>``). Checkpoint ids are made from
+the file's path relative to the models directory; only ``*.pt`` files under that directory
+(symbolic links resolved, and refused when they lead outside it) that
+:func:`search.checkpoint.read_checkpoint` accepts are listed.
 So ``uhp:cmd=...`` (which runs programs) or ``../x.pt`` can never be named.
 """
 
@@ -16,11 +17,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from models import shipped
 from players import Player, make_player
 from search.alphazero_player import DEFAULT_SIMS, AlphaZeroPlayer
 from search.checkpoint import CheckpointError, read_checkpoint
 
 HUMAN = "human"
+SHIPPED = "shipped"
 NEWEST = "newest"
 MAX_LISTED = 20
 """Checkpoints listed by name, newest first (a long run writes hundreds)."""
@@ -126,7 +129,7 @@ class Catalogue:
 
     def entries(self) -> list[Entry]:
         """Every choice, in the order the page lists them."""
-        out = [Entry(HUMAN, "Human (at this screen)", "human")]
+        out = [Entry(HUMAN, "Human (at this screen)", "human"), self.shipped()]
         ckpts = self.checkpoints()
         if ckpts:
             rel = ckpts[0].relative_to(self.root).as_posix()
@@ -138,6 +141,11 @@ class Catalogue:
             out.append(Entry(self.checkpoint_id(path), f"AlphaZero {rel}", "alphazero", path=path))
         return out
 
+    def shipped(self) -> Entry:
+        """The network shipped with the package (``models.shipped``), always on the list."""
+        return Entry(SHIPPED, f"AlphaZero, the shipped network ({self.sims} sims)", "alphazero",
+                     path=shipped.CHECKPOINT)
+
     def entry(self, player_id: str) -> Entry:
         """The entry of an id.
 
@@ -146,6 +154,8 @@ class Catalogue:
         """
         if player_id == HUMAN:
             return Entry(HUMAN, "Human (at this screen)", "human")
+        if player_id == SHIPPED:
+            return self.shipped()
         if player_id in CLASSICAL:
             spec, label = CLASSICAL[player_id]
             return Entry(player_id, label, "classical", spec=spec)

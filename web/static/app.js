@@ -542,10 +542,12 @@ async function init() {
   for (const t of info.game_types) { const o = document.createElement("option"); o.value = o.textContent = t; gt.appendChild(o); }
   const engines = info.players.filter((p) => p.kind !== "human");
   const nets = info.players.filter((p) => p.kind === "alphazero");
-  fillSelect($("opponent"), info.players, nets.length ? "newest" : "alphabeta-3");
-  fillSelect($("watch-white"), engines, nets.length ? "newest" : "alphabeta-3");
+  // your newest checkpoint when the models directory holds one, else the network shipped with the package
+  const net = info.players.some((p) => p.id === "newest") ? "newest" : "shipped";
+  fillSelect($("opponent"), info.players, net);
+  fillSelect($("watch-white"), engines, net);
   fillSelect($("watch-black"), engines, "alphabeta-2");
-  fillSelect($("analysis-model"), nets, "newest");
+  fillSelect($("analysis-model"), nets, net);
   $("analysis").hidden = !nets.length;
   $("sims").max = info.max_sims;
 

@@ -1,0 +1,212 @@
+"""``backend=ray`` (training.ray_backend): a smoke run on a local Ray, a run whose actors live on
+a second node of a loopback cluster, and a run that loses an actor midway. The runs are slow
+(``make test-slow``); they skip when ray is not installed (``pip install -e .[ray]``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hive_env import Game
+from search.checkpoint import load_model
+from training.config import ConfigError, RunConfig, register_configs, run_config
+
+from helpers import ROOT
+
+requires_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                  reason="ray is not installed (pip install -e '.[ray]')")
+RAY_CLI = str(Path(sys.executable).parent / "ray")
+SHORT = ("eval.every=0", "eval.final_games=2")  # runs that test self-play, not evaluation
+
+
+def settings(*overrides: str) -> RunConfig:
+    from hydra import compose, initialize_config_dir
+
+    register_configs()
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        return run_config(compose(config_name="train", overrides=["experiment=smoke", *overrides]))
+
+
+def hive_train(run_dir: Path, *overrides: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", "backend=ray",
+           *overrides]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, env=env)
+
+
+def shards(run_dir: Path) -> dict[int, list[dict[str, np.ndarray]]]:
+    """Each worker's shard stats, by sequence number (checked to be 0, 1, 2, ... without a gap)."""
+    out: dict[int, list[dict[str, np.ndarray]]] = defaultdict(list)
+    paths = sorted((run_dir / "replay").glob("shard_*.npz"))
+    for p in paths:
+        _, worker, seq = p.stem.split("_")
+        assert int(seq) == len(out[int(worker)]), f"a gap before {p.name}"
+        with np.load(p) as data:
+            out[int(worker)].append({k[5:]: data[k] for k in data.files if k.startswith("stat_")})
+    return out
+
+
+def check_replay(run_dir: Path) -> dict[int, list[dict[str, np.ndarray]]]:
+    """Shards numbered without gaps, none written twice, and game records matching them."""
+    by_worker = shards(run_dir)
+    assert by_worker
+    keys = [(str(s["node_id"]), int(s["actor_pid"]), int(s["actor_batch"]))
+            for stats in by_worker.values() for s in stats]
+    assert len(keys) == len(set(keys)), "a shard was written twice"
+    for w, stats in by_worker.items():
+        records = (run_dir / "replay" / f"games_{w:03d}.txt").read_text().splitlines()
+        assert len(records) == sum(len(s["game_plies"]) for s in stats)
+    return by_worker
+
+
+# ----- settings (no Ray needed) ----------------------------------------------------------------
+def test_ray_settings_are_typed_and_checked():
+    rc = settings("run_dir=x", "backend=ray", "ray.worker_cpus=1", "ray.worker_resources={selfplay_node: 1}")
+    assert rc.backend == "ray" and rc.ray.worker_cpus == 1.0
+    assert rc.ray.worker_resources == {"selfplay_node": 1.0}
+    assert settings("run_dir=x").backend == "local" and settings("run_dir=x").ray.address == "local"
+    for override, message in [("backend=spark", "backend must be one of local, ray"),
+                              ("ray.worker_gpus=-1", "ray.worker_gpus must be >= 0"),
+                              ("ray.worker_resources={a: x}", "ray.worker_resources must be a mapping"),
+                              ("ray.max_restarts=-2", "ray.max_restarts must be >= -1")]:
+        with pytest.raises(ConfigError, match=message):
+            settings("run_dir=x", override)
+    with pytest.raises(ConfigError, match="selfplay.workers must be >= 1 with backend=ray"):
+        settings("run_dir=x", "backend=ray", "selfplay.workers=0")
+
+
+def test_backend_and_ray_settings_may_change_on_resume():
+    from training.config import resume_changes
+
+    refused, allowed = resume_changes({"backend": "local", "ray": {"address": "local"}},
+                                      {"backend": "ray", "ray": {"address": "auto"}})
+    assert not refused and allowed == ["backend: local -> ray", "ray.address: local -> auto"]
+
+
+# ----- runs ------------------------------------------------------------------------------------
+@pytest.mark.slow
+@requires_ray
+def test_smoke_run_on_a_local_ray_leaves_the_local_run_directory(tmp_path):
+    run_dir = tmp_path / "smoke"
+    proc = hive_train(run_dir, "ray.num_cpus=2")
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    assert "ray: connected to local" in out and "final score vs random" in out
+    assert "games/s in total" in out
+    assert "evaluation game(s) played as Ray tasks" in out  # evaluations and the final match
+    _, state = load_model(run_dir / "checkpoints" / "final.pt")
+    assert state["step"] == 20
+    assert (run_dir / "checkpoints" / "best.pt").exists()
+    assert (run_dir / "checkpoints" / "ckpt_00000020.pt").exists()
+    assert list((run_dir / "tb").glob("events.out.tfevents.*"))
+    assert json.loads((run_dir / "eval" / "ledger.json").read_text())["evaluations"]
+    assert list((run_dir / "eval").glob("final_*"))
+    records = (run_dir / "replay" / "games_000.txt").read_text().splitlines()
+    assert records and all(Game.from_string(r).ply > 0 for r in records[:5])
+    assert "backend: ray" in (run_dir / "config.yaml").read_text()
+    by_worker = check_replay(run_dir)
+    assert set(by_worker) == {0}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ray_cli(*args: str, env: dict[str, str]) -> None:
+    proc = subprocess.run([RAY_CLI, *args], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, f"ray {args[0]} failed: {(proc.stdout + proc.stderr)[-3000:]}"
+
+
+@pytest.fixture
+def loopback_cluster():
+    """A head node (1 CPU, resource ``head``) and a second node (2 CPUs, ``selfplay_node``) on
+    this machine: yields (address, the environment to reach it). Both are stopped at the end,
+    whatever happens. Token authentication is off: the nodes share no token file here."""
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    env.pop("RAY_ADDRESS", None)
+    temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths live under it
+    try:
+        ray_cli("start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}", "--num-cpus=1",
+                "--num-gpus=0", '--resources={"head": 1}', "--include-dashboard=false", f"--temp-dir={temp}",
+                "--disable-usage-stats", env=env)
+        ray_cli("start", f"--address={address}", "--num-cpus=2", "--num-gpus=0",
+                '--resources={"selfplay_node": 2}', "--disable-usage-stats", env=env)
+        yield address, env
+    finally:
+        subprocess.run([RAY_CLI, "stop", "--force"], capture_output=True, timeout=120, env=env)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def node_ids(address: str, env: dict[str, str]) -> dict[str, str]:
+    """Custom resource -> id of the node that has it, from the cluster itself."""
+    code = ("import json, ray; ray.init(address=%r, logging_level='ERROR'); "
+            "print(json.dumps([[n['NodeID'], sorted(n['Resources'])] for n in ray.nodes() if n['Alive']]))")
+    out = subprocess.run([sys.executable, "-c", code % address], capture_output=True, text=True, timeout=120,
+                         check=True, env=env).stdout
+    nodes = json.loads(out.strip().splitlines()[-1])
+    return {r: node for node, resources in nodes for r in resources if r in ("head", "selfplay_node")}
+
+
+@pytest.mark.slow
+@requires_ray
+def test_actors_forced_onto_a_second_node_produce_the_shards(tmp_path, loopback_cluster):
+    run_dir = tmp_path / "cluster"
+    address, env = loopback_cluster
+    proc = hive_train(run_dir, f"ray.address={address}", "selfplay.workers=2", "ray.worker_cpus=1",
+                      "ray.worker_resources={selfplay_node: 1}", *SHORT, env=env)
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    assert f"ray: connected to {address} (2 node(s)" in out
+    nodes = node_ids(address, env)
+    by_worker = check_replay(run_dir)
+    assert set(by_worker) == {0, 1}
+    where = {str(s["node_id"]) for stats in by_worker.values() for s in stats}
+    assert where == {nodes["selfplay_node"]} and nodes["head"] != nodes["selfplay_node"]
+    _, state = load_model(run_dir / "checkpoints" / "final.pt")
+    assert state["step"] == 20
+
+
+@pytest.mark.slow
+@requires_ray
+def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
+    run_dir = tmp_path / "kill"
+    proc = hive_train(run_dir, "ray.num_cpus=2", "selfplay.workers=2", "ray.worker_cpus=1", "train.steps=200",
+                      "train.checkpoint_every=50", *SHORT)  # most of the data comes after the kill
+    try:
+        first = run_dir / "replay" / "shard_001_000000.npz"
+        deadline = time.time() + 600
+        while not first.exists() and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert first.exists(), proc.communicate()[0][-3000:]
+        with np.load(first) as data:
+            victim = int(data["stat_actor_pid"])
+        os.kill(victim, signal.SIGKILL)  # actor 1 dies in the middle of its games
+        out, _ = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, out[-3000:]
+    assert "self-play actor 1 died" in out and "Ray restarts it (restart 1 of 3)" in out, out[-3000:]
+    assert "self-play actor 1 restarted on node" in out
+    by_worker = check_replay(run_dir)
+    pids = {int(s["actor_pid"]) for s in by_worker[1]}
+    assert victim in pids and len(pids) == 2  # the actor before and after its restart
+    _, state = load_model(run_dir / "checkpoints" / "final.pt")
+    assert state["step"] == 200

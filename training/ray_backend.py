@@ -1,0 +1,404 @@
+"""Self-play on a Ray cluster (``backend=ray``): actors play, the driver keeps the run directory.
+
+::
+
+    driver (hive-train: trainer, the run directory; evaluation games go out as Ray tasks)
+      | ray.put(weights) of each published checkpoint ------>  SelfPlayActor x selfplay.workers
+      | <------ one finished shard per call (Samples, per-game stats, GameStrings), or nothing
+      v
+    ReplayStore.write_shard / append_games: the same atomic shards as the local backend
+
+No filesystem is shared. The driver puts the weights of every checkpoint it publishes into Ray's
+object store once; each call to an actor carries a reference to the newest ones and its step, and
+an actor fetches them only when the step is new to it. An actor plays at most
+:data:`MOVES_PER_CALL` batched moves per call (a local worker polls the checkpoint store as often)
+and returns a shard as soon as ``selfplay.shard_games`` games have finished. A collector thread in
+the driver keeps one call in flight per actor and writes each returned shard through
+:class:`training.replay.ReplayStore`, which numbers it after the worker's last one: the driver is
+the only writer, every call's result is handled once (and a shard already written, by node, process
+and batch number, is ignored), so a shard can be neither lost once delivered nor written twice. The
+run directory is the local backend's (``shard_<worker>_<seq>.npz``, ``games_<worker>.txt``); each
+shard's stats add where it was played (``node_id``, ``host``, ``actor_pid``, ``actor_batch``).
+
+Faults. An actor that dies (its process or its node) loses the games it was playing, never a
+half-written shard; Ray restarts it up to ``ray.max_restarts`` times, the driver logs the death
+and the restart and goes on (it stops with an error only when every actor is gone for good). Killing
+the driver ends the run like the local backend's trainer: rerunning the command resumes it from the
+run directory. Nodes: an actor whose resources are not free yet stays pending and starts as soon as a
+node with them joins (so ``selfplay.workers`` may exceed today's cluster), and an actor restarted
+after its node died goes wherever its resources are. More actors than configured need a restart of
+the driver with a larger ``selfplay.workers`` (allowed on resume).
+
+Ray is imported only here, and this module only under ``backend=ray``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from search.network import make_evaluator, pick_device
+
+from .replay import ReplayStore, Samples
+from .selfplay import SelfPlay
+from .worker import seed_everything
+
+if TYPE_CHECKING:
+    from .config import RayConfig, RunConfig
+    from .metrics import Metrics
+
+MOVES_PER_CALL = 16
+"""Batched moves an actor plays per call at most before it returns and sees the newest weights
+(training.worker polls the checkpoint store every 16 moves too)."""
+RETRY_S = 1.0
+"""Seconds between calls to an actor that Ray is restarting."""
+RESTART_SEED = 1_000_003
+"""Seed offset per death of an actor: a restarted actor does not replay its predecessor's games."""
+
+
+def connect(rc: RayConfig, log=print) -> Any:
+    """Ray, initialised in this process: a new local instance (``local``), the cluster this machine
+    joined (``auto``), or the one at ``rc.address``. Returns the ``ray`` module."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import logging
+
+    import ray
+
+    if not ray.is_initialized():
+        if rc.address == "local":
+            ray.init(address="local", num_cpus=rc.num_cpus, include_dashboard=False,
+                     logging_level=logging.WARNING)
+        else:
+            ray.init(address=rc.address, logging_level=logging.WARNING)
+        resources = ray.cluster_resources()
+        log(f"ray: connected to {rc.address} ({len(ray.nodes())} node(s), {resources.get('CPU', 0):g} CPUs, "
+            f"{resources.get('GPU', 0):g} GPUs)")
+    return ray
+
+
+def weights_of(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The model's state dict on the CPU: what the driver puts in the object store per checkpoint."""
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
+# ----- the actor ---------------------------------------------------------------------------------
+class SelfPlayActor:
+    """One self-play worker on a Ray node (wrapped by ``ray.remote`` in :class:`RaySelfPlay`)."""
+
+    def __init__(self, cfg: RunConfig, worker: int):
+        import numba
+        import ray
+
+        self.cfg = cfg
+        self.worker = worker
+        threads = max(1, int(cfg.ray.worker_cpus))
+        torch.set_num_threads(threads)
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        self.device = pick_device(cfg.device) if cfg.ray.worker_gpus > 0 else torch.device("cpu")
+        self.where = {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
+                      "pid": os.getpid()}
+        self.selfplay: SelfPlay | None = None
+        self.step_loaded = -1
+        self.pending: list = []
+        self.batch = 0
+
+    def _load(self, weights: dict[str, torch.Tensor], step: int, seed: int) -> None:
+        from models.gnn import HiveGNN
+
+        model = HiveGNN(self.cfg.model)
+        model.load_state_dict(weights)
+        model.to(self.device)
+        evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
+                                  compile=self.cfg.compile)
+        if self.selfplay is None:
+            seed_everything(seed)
+            self.selfplay = SelfPlay(self.cfg.selfplay, self.cfg.search, self.cfg.env.game_type,
+                                     self.cfg.env.ply_cap, evaluate, seed=seed)
+        else:
+            self.selfplay.set_evaluate(evaluate)
+        self.step_loaded = step
+
+    def play(self, weights: list, step: int, seed: int) -> dict[str, Any]:
+        """Up to :data:`MOVES_PER_CALL` batched moves with the weights of ``step`` (``weights`` holds
+        their object reference, fetched only when the step is new here; ``seed`` seeds a new
+        actor's games). Returns where it ran and ``shard``: None, or (samples, stats, game strings)
+        of ``selfplay.shard_games`` or more finished games."""
+        import ray
+
+        if step != self.step_loaded:
+            self._load(ray.get(weights[0]), step, seed)
+        assert self.selfplay is not None
+        shard = None
+        for _ in range(MOVES_PER_CALL):
+            self.pending.extend(self.selfplay.step())
+            if len(self.pending) >= self.cfg.selfplay.shard_games:
+                shard = self._shard()
+                break
+        return {**self.where, "shard": shard}
+
+    def _shard(self) -> tuple[Samples, dict[str, np.ndarray], list[str]]:
+        """The pending games as a shard's contents (stats as training.worker.WorkerLoop writes them)."""
+        games, self.pending = self.pending, []
+        self.batch += 1
+        stats = {"game_plies": np.array([g.plies for g in games], np.int32),
+                 "game_status": np.array([g.status for g in games], np.int8),
+                 "game_truncated": np.array([g.truncated for g in games], np.bool_),
+                 "network_step": np.int64(self.step_loaded),
+                 "actor_batch": np.int64(self.batch)}
+        return Samples.concat([g.samples for g in games]), stats, [g.game_string for g in games]
+
+
+# ----- the driver side ---------------------------------------------------------------------------
+class RaySelfPlay:
+    """The actors of a run and the driver's collector thread (see the module docstring).
+
+    Args:
+        cfg: the run's settings (``selfplay.workers`` actors, placed by ``cfg.ray``).
+        model: the network of the newest published checkpoint.
+        step: its step.
+        log: the run's logger (deaths, restarts, throughput).
+    """
+
+    def __init__(self, cfg: RunConfig, model: torch.nn.Module, step: int, log=print):
+        self.cfg = cfg
+        self.log = log
+        self.ray = ray = connect(cfg.ray, log)
+        self.replay = ReplayStore(cfg.run_dir / "replay")
+        rc = cfg.ray
+        self._lock = threading.Lock()
+        self._weights = ([ray.put(weights_of(model))], step)
+        actor = ray.remote(SelfPlayActor).options(
+            num_cpus=rc.worker_cpus, num_gpus=rc.worker_gpus, resources=dict(rc.worker_resources),
+            max_restarts=rc.max_restarts, max_task_retries=0)
+        n = cfg.selfplay.workers
+        self.actors = [actor.remote(cfg, w) for w in range(n)]
+        shards = [len([p for p in self.replay.shard_paths() if p.name.startswith(f"shard_{w:03d}_")])
+                  for w in range(n)]
+        self._seed0 = [cfg.seed * 1000 + w * 7919 + shards[w] for w in range(n)]
+        self.deaths = [0] * n
+        self.gone: set[int] = set()
+        self.pids: list[int | None] = [None] * n
+        self._dead_pid: list[int | None] = [-1] * n  # the process whose death was logged last
+        self.games = [0] * n
+        self.positions = [0] * n
+        self.shards = 0
+        self._written: set[tuple[str, int, int]] = set()
+        self._started = time.monotonic()
+        self._inflight: dict[Any, int] = {}
+        self.error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._collect, name="ray-selfplay", daemon=True)
+        self._thread.start()
+        log(f"ray: {n} self-play actor(s), each {rc.worker_cpus:g} CPU, {rc.worker_gpus:g} GPU"
+            + (f", {dict(rc.worker_resources)}" if rc.worker_resources else "")
+            + f", max_restarts {rc.max_restarts}")
+
+    # ----- main thread ----------------------------------------------------------------------------
+    def publish(self, model: torch.nn.Module, step: int) -> None:
+        """Hand the weights of the checkpoint just published to the actors' next calls."""
+        ref = self.ray.put(weights_of(model))
+        with self._lock:
+            self._weights = ([ref], step)
+
+    def check(self) -> None:
+        """Raise when self-play cannot go on (the collector failed, or every actor is gone)."""
+        if self.error is not None:
+            raise RuntimeError(f"ray self-play failed: {self.error!r}") from self.error
+        if len(self.gone) == len(self.actors):
+            raise RuntimeError(f"every self-play actor died more than ray.max_restarts="
+                               f"{self.cfg.ray.max_restarts} times")
+
+    def report(self, metrics: Metrics, step: int) -> None:
+        """Games per second of each actor and in total since the actors started, to TensorBoard
+        (``selfplay/actor_<w>_games_per_s``, ``selfplay/ray_games_per_s``) and the log."""
+        with self._lock:
+            games = list(self.games)
+        elapsed = max(1e-6, time.monotonic() - self._started)
+        rates = [g / elapsed for g in games]
+        for w, rate in enumerate(rates):
+            metrics.scalar(f"selfplay/actor_{w:03d}_games_per_s", rate, step)
+        metrics.scalar("selfplay/ray_games_per_s", sum(rates), step)
+        metrics.scalar("selfplay/actor_restarts", sum(self.deaths), step)
+        alive = len(self.actors) - len(self.gone)
+        per = ", ".join(f"{w}: {r:.2f}" for w, r in enumerate(rates))
+        self.log(f"ray: {sum(rates):.2f} games/s in total ({per}); {alive} actor(s), "
+                 f"{sum(self.deaths)} death(s), {self.shards} shard(s) written")
+
+    def close(self) -> None:
+        """Stop the collector and the actors (the games they are playing are dropped)."""
+        self._stop.set()
+        self._thread.join(timeout=10)
+        for a in self.actors:
+            with contextlib.suppress(Exception):  # already dead: nothing to stop
+                self.ray.kill(a, no_restart=True)
+
+    # ----- the collector thread -------------------------------------------------------------------
+    def _submit(self, w: int) -> None:
+        with self._lock:
+            weights, step = self._weights
+        seed = self._seed0[w] + RESTART_SEED * self.deaths[w]
+        self._inflight[self.actors[w].play.remote(weights, step, seed)] = w
+
+    def _collect(self) -> None:
+        ray = self.ray
+        try:
+            retry = {w: 0.0 for w in range(len(self.actors))}  # actor -> when to call it next
+            while not self._stop.is_set() and (self._inflight or retry):
+                for w, when in list(retry.items()):
+                    if when <= time.monotonic():
+                        del retry[w]
+                        self._submit(w)
+                if not self._inflight:
+                    time.sleep(0.1)
+                    continue
+                ready, _ = ray.wait(list(self._inflight), num_returns=1, timeout=0.5)
+                for ref in ready:
+                    w = self._inflight.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayActorError as e:
+                        if self._died(w, e):
+                            retry[w] = time.monotonic() + RETRY_S
+                        continue
+                    self._deliver(w, result)
+                    self._submit(w)
+        except BaseException as e:  # reported to the main thread by check()
+            self.error = e
+
+    def _died(self, w: int, e: BaseException) -> bool:
+        """Actor ``w``'s call failed because the actor died or is restarting: log its death once
+        (per process), and say whether to call it again (False: Ray gave up on it)."""
+        limit = self.cfg.ray.max_restarts
+        reason = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
+        if isinstance(e, self.ray.exceptions.ActorDiedError):  # dead for good: restarts used up
+            self.gone.add(w)
+            self.log(f"ray: self-play actor {w} is dead ({reason}); Ray restarted it {self.deaths[w]} "
+                     f"time(s) (ray.max_restarts={limit}): going on without it")
+            return False
+        if self._dead_pid[w] != self.pids[w]:  # ActorUnavailableError: Ray restarts it
+            self._dead_pid[w] = self.pids[w]
+            self.deaths[w] += 1
+            self.log(f"ray: self-play actor {w} died ({reason}); its unfinished games are lost; "
+                     f"Ray restarts it (restart {self.deaths[w]}" + (f" of {limit})" if limit >= 0 else ")"))
+        return True
+
+    def _deliver(self, w: int, result: dict[str, Any]) -> None:
+        """Log where actor ``w`` runs when that is new, and write its shard if it returned one."""
+        pid = result["pid"]
+        if self.pids[w] != pid:
+            what = "restarted" if self.pids[w] is not None or self.deaths[w] else "running"
+            self.log(f"ray: self-play actor {w} {what} on node {result['node_id'][:12]} "
+                     f"({result['host']}, pid {pid})")
+            self.pids[w] = pid
+        if result["shard"] is None:
+            return
+        samples, stats, games = result["shard"]
+        key = (result["node_id"], pid, int(stats["actor_batch"]))
+        if key in self._written:  # never twice (a call's result is handled once; this makes sure)
+            return
+        stats = {**stats, "node_id": np.str_(result["node_id"]), "host": np.str_(result["host"]),
+                 "actor_pid": np.int64(pid)}
+        self.replay.write_shard(w, samples, stats)
+        self.replay.append_games(w, games)
+        self._written.add(key)
+        with self._lock:
+            self.games[w] += len(games)
+            self.positions[w] += len(samples)
+            self.shards += 1
+
+
+# ----- evaluation games as Ray tasks ---------------------------------------------------------------
+def _play_remote(task: Any, blobs: dict[str, Any]) -> dict[str, Any]:
+    """One arena game on a Ray worker: the checkpoints its specs name come as object-store
+    bytes (``blobs``: path -> [ref]), written to this node's temporary directory first (once per
+    content), so no filesystem is shared with the driver."""
+    import dataclasses
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    import ray
+
+    from arena.arena import play_game
+    from hive_env.files import write_atomic
+
+    local = {}
+    for path, (ref,) in blobs.items():
+        data = ray.get(ref)
+        target = Path(tempfile.gettempdir()) / "hive-zero-eval" / f"{hashlib.sha1(data).hexdigest()}.pt"
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
+        local[path] = str(target)
+    moved = dataclasses.replace(task, white=_respec(task.white, local), black=_respec(task.black, local))
+    record = play_game(moved)
+    record.update(white=task.white, black=task.black)  # the arena's names, not this node's paths
+    return record
+
+
+def _checkpoint_of(spec: str) -> str | None:
+    """The ``ckpt=`` path of an alphazero spec, else None."""
+    from players.registry import parse_spec
+
+    kind, raw = parse_spec(spec)
+    return raw.get("ckpt") if kind == "alphazero" else None
+
+
+def _respec(spec: str, local: dict[str, str]) -> str:
+    path = _checkpoint_of(spec)
+    return spec.replace(f"ckpt={path}", f"ckpt={local[path]}", 1) if path in local else spec
+
+
+def ray_executor(rc: RayConfig, log=print):
+    """An ``arena.arena.Executor`` that plays each game as a Ray task (``ray.worker_cpus`` CPUs,
+    ``ray.worker_resources``), at most ``workers`` at a time, with the checkpoints shipped through
+    the object store (each file put once per arena)."""
+
+    def execute(tasks, workers, handle, modules=()) -> None:
+        from pathlib import Path
+
+        ray = connect(rc, log)
+        remote = ray.remote(_play_remote).options(num_cpus=rc.worker_cpus,
+                                                   resources=dict(rc.worker_resources), max_retries=0)
+        blobs: dict[str, list] = {}
+
+        def submit(task) -> Any:
+            paths = [p for p in (_checkpoint_of(task.white), _checkpoint_of(task.black)) if p]
+            for p in paths:
+                if p not in blobs:
+                    blobs[p] = [ray.put(Path(p).read_bytes())]
+            return remote.remote(task, {p: blobs[p] for p in paths})
+
+        running = [submit(t) for t in _take(tasks, max(1, workers))]
+        played, going = 0, True
+        try:
+            while running:
+                ready, running = ray.wait(running, num_returns=1)
+                played += 1
+                going = handle(ray.get(ready[0])) and going
+                if going:
+                    running += [submit(t) for t in _take(tasks, 1)]
+        except BaseException:
+            for ref in running:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            raise
+        log(f"ray: {played} evaluation game(s) played as Ray tasks")
+
+    return execute
+
+
+def _take(tasks, n: int) -> list:
+    out = []
+    for task in tasks:
+        out.append(task)
+        if len(out) == n:
+            break
+    return out
