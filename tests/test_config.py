@@ -35,6 +35,7 @@ from training.trainer import Trainer
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 PRESETS = {"default": [], "smoke": ["experiment=smoke"], "cpu": ["experiment=cpu"],
+           "cpu_long": ["experiment=cpu_long"],
            "gpu": ["experiment=gpu", "device=cpu", "compile=false"]}  # the GPU preset, built on a CPU
 
 
@@ -69,6 +70,8 @@ def test_presets_keep_their_intended_sizes():
     assert gpu.model.width == SIZES["default"]["width"] and gpu.env.game_type == "Base+MLP"
     assert gpu.search.gumbel and gpu.eval.final_sims == 256 and cpu.eval.final_sims is None
     assert gpu.env.ply_cap == DEFAULT_PLY_CAP  # Base+MLP uses the one default
+    long = settings("run_dir=x", experiment="cpu_long")
+    assert 0 < cpu.train.max_minutes <= 60 and 0 < long.train.max_minutes <= 150  # the budgets
 
 
 def test_defaults_come_from_the_dataclasses():
