@@ -81,7 +81,9 @@ def test_ray_settings_are_typed_and_checked():
     for override, message in [("backend=spark", "backend must be one of local, ray"),
                               ("ray.worker_gpus=-1", "ray.worker_gpus must be >= 0"),
                               ("ray.worker_resources={a: x}", "ray.worker_resources must be a mapping"),
-                              ("ray.max_restarts=-2", "ray.max_restarts must be >= -1")]:
+                              ("ray.max_restarts=-2", "ray.max_restarts must be >= -1"),
+                              ("ray.eval_cpus=-1", "ray.eval_cpus must be >= 0"),
+                              ("ray.eval_resources={a: 0}", "ray.eval_resources.a must be > 0")]:
         with pytest.raises(ConfigError, match=message):
             settings("run_dir=x", override)
     with pytest.raises(ConfigError, match="selfplay.workers must be >= 1 with backend=ray"):

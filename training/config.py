@@ -211,7 +211,7 @@ class EvalConfig:
 @dataclass(frozen=True)
 class RayConfig:
     """Self-play on a Ray cluster (``backend=ray``, training.ray_backend): ``selfplay.workers``
-    actors placed by resources; the trainer and evaluation stay in the driver (this process).
+    actors placed by resources, evaluation games as Ray tasks; the trainer stays in the driver.
 
     Args:
         address: ``local`` starts Ray in this process, ``auto`` joins the cluster this machine
@@ -223,6 +223,10 @@ class RayConfig:
             the actors on nodes started with ``--resources='{"selfplay_node": 4}'``.
         max_restarts: times Ray restarts a dead actor (-1 = always); the games it was playing
             are lost, its delivered shards are kept.
+        eval_cpus: CPUs each evaluation game (a Ray task) reserves. 0 (default): none, so the
+            games always find a place even when the actors hold every CPU (they then share
+            CPUs with them); 1 with ``eval_resources`` for nodes kept for evaluation.
+        eval_resources: custom resources each evaluation game needs (like ``worker_resources``).
     """
 
     address: str = "local"
@@ -231,6 +235,8 @@ class RayConfig:
     worker_gpus: float = 0.0
     worker_resources: dict[str, float] = field(default_factory=dict)
     max_restarts: int = 3
+    eval_cpus: float = 0.0
+    eval_resources: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.address:
@@ -240,9 +246,12 @@ class RayConfig:
         for key in ("worker_cpus", "worker_gpus"):
             if getattr(self, key) < 0:
                 raise ValueError(f"ray.{key} must be >= 0, got {getattr(self, key)}")
-        for name, amount in self.worker_resources.items():
-            if amount <= 0:
-                raise ValueError(f"ray.worker_resources.{name} must be > 0, got {amount}")
+        if self.eval_cpus < 0:
+            raise ValueError(f"ray.eval_cpus must be >= 0, got {self.eval_cpus}")
+        for key in ("worker_resources", "eval_resources"):
+            for name, amount in getattr(self, key).items():
+                if amount <= 0:
+                    raise ValueError(f"ray.{key}.{name} must be > 0, got {amount}")
         if self.max_restarts < -1:
             raise ValueError(f"ray.max_restarts must be >= -1 (-1 = always), got {self.max_restarts}")
 

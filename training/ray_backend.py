@@ -357,16 +357,16 @@ def _respec(spec: str, local: dict[str, str]) -> str:
 
 
 def ray_executor(rc: RayConfig, log=print):
-    """An ``arena.arena.Executor`` that plays each game as a Ray task (``ray.worker_cpus`` CPUs,
-    ``ray.worker_resources``), at most ``workers`` at a time, with the checkpoints shipped through
+    """An ``arena.arena.Executor`` that plays each game as a Ray task (``ray.eval_cpus`` CPUs,
+    ``ray.eval_resources``), at most ``workers`` at a time, with the checkpoints shipped through
     the object store (each file put once per arena)."""
 
     def execute(tasks, workers, handle, modules=()) -> None:
         from pathlib import Path
 
         ray = connect(rc, log)
-        remote = ray.remote(_play_remote).options(num_cpus=rc.worker_cpus,
-                                                   resources=dict(rc.worker_resources), max_retries=0)
+        remote = ray.remote(_play_remote).options(num_cpus=rc.eval_cpus, resources=dict(rc.eval_resources),
+                                                   max_retries=0)
         blobs: dict[str, list] = {}
 
         def submit(task) -> Any:
