@@ -212,3 +212,29 @@ def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
     assert victim in pids and len(pids) == 2  # the actor before and after its restart
     _, state = load_model(run_dir / "checkpoints" / "final.pt")
     assert state["step"] == 200
+
+
+@pytest.mark.slow
+@requires_ray
+def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
+    run_dir = tmp_path / "driver"
+    overrides = ("ray.num_cpus=2", "train.steps=40", "train.checkpoint_every=10", *SHORT)
+    proc = hive_train(run_dir, *overrides)
+    ckpt = run_dir / "checkpoints" / "ckpt_00000010.pt"
+    try:
+        deadline = time.time() + 600
+        while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert ckpt.exists(), proc.communicate()[0][-3000:]
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray it started, mid-run
+        proc.wait()
+    before = {p.name for p in (run_dir / "replay").glob("shard_*.npz")}
+    proc = hive_train(run_dir, *overrides)
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    assert "resumed from checkpoint step" in out
+    assert int(out.split("resumed from checkpoint step")[1].split()[0]) >= 10
+    assert before <= {p.name for p in (run_dir / "replay").glob("shard_*.npz")}  # nothing lost
+    check_replay(run_dir)
+    assert load_model(run_dir / "checkpoints" / "final.pt")[1]["step"] == 40
