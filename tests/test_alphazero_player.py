@@ -54,8 +54,9 @@ def test_bad_specs_are_refused(ckpt, tmp_path):
         make_player(f"alphazero:ckpt={tmp_path / 'missing.pt'}")
     with pytest.raises(PlayerSpecError, match="sims"):
         make_player(f"alphazero:ckpt={ckpt},sims=zero")
-    with pytest.raises(PlayerSpecError, match="ckpt"):
-        make_player("alphazero:sims=4")
+    with pytest.raises(PlayerSpecError, match="cpuct"):
+        make_player("alphazero:cpuct=-1")
+    assert make_player("alphazero:sims=4").sims == 4  # no ckpt=: the shipped network (test_shipped_model)
 
 
 def test_answers_bestmove_through_hive_uhp(ckpt):
