@@ -445,7 +445,7 @@ def check_players(config: ArenaConfig) -> list[str]:
 
 Executor = Callable[[Iterator[GameTask], int, Callable[[dict[str, Any]], bool], Sequence[str]], None]
 """How an arena's games are played: :func:`execute` (this machine), or another with its contract
-(``training.ray_backend.ray_execute``: Ray tasks on a cluster)."""
+(``training.ray_backend.ray_executor``: Ray tasks on a cluster)."""
 
 
 def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor: str | None = None,
