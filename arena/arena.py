@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -213,14 +214,14 @@ def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str,
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_init_worker, initargs=(sorted(set(modules)), os.getpid()))
         try:
-            running = {pool.submit(play_game, t) for t in _take(tasks, workers)}
+            running = {pool.submit(play_game, t) for t in islice(tasks, workers)}
             going = True
             while running:
                 done, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
                     going = handle(future.result()) and going
                     if going:
-                        running |= {pool.submit(play_game, t) for t in _take(tasks, 1)}
+                        running |= {pool.submit(play_game, t) for t in islice(tasks, 1)}
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             for proc in set(multiprocessing.active_children()) - before:
@@ -244,15 +245,6 @@ def _unimportable_main_hidden() -> Iterator[None]:
     finally:
         if hide:
             main.__file__ = path
-
-
-def _take(tasks: Iterator[GameTask], n: int) -> list[GameTask]:
-    out = []
-    for task in tasks:
-        out.append(task)
-        if len(out) == n:
-            break
-    return out
 
 
 # ----- results directory ----------------------------------------------------------------------

@@ -123,6 +123,16 @@ def test_smoke_run_on_a_local_ray_leaves_the_local_run_directory(tmp_path):
     assert set(by_worker) == {0}
 
 
+def wait_for(path: Path, proc: subprocess.Popen, seconds: float = 600) -> Path:
+    """``path`` once the run ``proc`` has written it (the test fails with the run's output if
+    the run ends or the time runs out first)."""
+    deadline = time.time() + seconds
+    while not path.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert path.exists(), proc.communicate()[0][-3000:]
+    return path
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -192,11 +202,7 @@ def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
     proc = hive_train(run_dir, "ray.num_cpus=2", "selfplay.workers=2", "ray.worker_cpus=1", "train.steps=200",
                       "train.checkpoint_every=50", *SHORT)  # most of the data comes after the kill
     try:
-        first = run_dir / "replay" / "shard_001_000000.npz"
-        deadline = time.time() + 600
-        while not first.exists() and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-        assert first.exists(), proc.communicate()[0][-3000:]
+        first = wait_for(run_dir / "replay" / "shard_001_000000.npz", proc)
         with np.load(first) as data:
             victim = int(data["stat_actor_pid"])
         os.kill(victim, signal.SIGKILL)  # actor 1 dies in the middle of its games
@@ -220,12 +226,8 @@ def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
     run_dir = tmp_path / "driver"
     overrides = ("ray.num_cpus=2", "train.steps=40", "train.checkpoint_every=10", *SHORT)
     proc = hive_train(run_dir, *overrides)
-    ckpt = run_dir / "checkpoints" / "ckpt_00000010.pt"
     try:
-        deadline = time.time() + 600
-        while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-        assert ckpt.exists(), proc.communicate()[0][-3000:]
+        wait_for(run_dir / "checkpoints" / "ckpt_00000010.pt", proc)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray it started, mid-run
         proc.wait()

@@ -39,6 +39,7 @@ import os
 import socket
 import threading
 import time
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -376,7 +377,7 @@ def ray_executor(rc: RayConfig, log=print):
                     blobs[p] = [ray.put(Path(p).read_bytes())]
             return remote.remote(task, {p: blobs[p] for p in paths})
 
-        running = [submit(t) for t in _take(tasks, max(1, workers))]
+        running = [submit(t) for t in islice(tasks, max(1, workers))]
         played, going = 0, True
         try:
             while running:
@@ -384,7 +385,7 @@ def ray_executor(rc: RayConfig, log=print):
                 played += 1
                 going = handle(ray.get(ready[0])) and going
                 if going:
-                    running += [submit(t) for t in _take(tasks, 1)]
+                    running += [submit(t) for t in islice(tasks, 1)]
         except BaseException:
             for ref in running:
                 with contextlib.suppress(Exception):
@@ -394,11 +395,3 @@ def ray_executor(rc: RayConfig, log=print):
 
     return execute
 
-
-def _take(tasks, n: int) -> list:
-    out = []
-    for task in tasks:
-        out.append(task)
-        if len(out) == n:
-            break
-    return out
