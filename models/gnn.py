@@ -63,26 +63,26 @@ SIZES = {
 """Named sizes: tiny for CPU tests, default and large for GPUs."""
 
 
-def _flat_index(index: torch.Tensor, n: int) -> torch.Tensor:
-    """Row indices into ``[B * (n + 1), C]`` (each game's rows then one extra row) for an
-    index ``[B, R, K]`` of node numbers, -1 picking the extra row; flattened."""
-    b = index.shape[0]
-    extra = torch.full_like(index, n)
-    offset = (torch.arange(b, device=index.device) * (n + 1)).view(b, 1, 1)
-    idx = torch.where(index < 0, extra, index) + offset
-    return idx.reshape(-1)
+def _rows_of_real_nodes(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The packed layout of a padded batch: flat indices of the real nodes (``[R]``, into
+    ``B * N``), each one's game (``[R]``), and ``pos [B * N]``: a padded node's packed row,
+    ``R`` (the extra row every gather appends) where the node is padding."""
+    b, n = mask.shape
+    flat = mask.reshape(-1).nonzero().squeeze(1)
+    pos = torch.full((b * n,), flat.shape[0], dtype=torch.long, device=mask.device)
+    pos[flat] = torch.arange(flat.shape[0], device=mask.device)
+    return flat, torch.div(flat, n, rounding_mode="floor"), pos
 
 
-def _rows(h: torch.Tensor, extra: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
-    """Rows of ``h`` [B, N, C] (plus ``extra`` [C] as row N of every game) at ``flat``."""
-    b, n, c = h.shape
-    ext = torch.cat([h, extra.to(h.dtype).view(1, 1, c).expand(b, 1, c)], dim=1).reshape(b * (n + 1), c)
-    return ext.index_select(0, flat)
+def _with_row(h: torch.Tensor, row: torch.Tensor) -> torch.Tensor:
+    """``h [R, C]`` with ``row [C]`` appended as row R (the target of -1 indices)."""
+    return torch.cat([h, row.to(h.dtype).view(1, -1)], dim=0)
 
 
-def _masked_mean(h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    m = mask.unsqueeze(-1).to(h.dtype)
-    return (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+def _game_mean(h: torch.Tensor, game: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+    """Per-game mean of packed rows ``h [R, C]``: ``[B, C]`` (0 for a game without nodes)."""
+    total = h.new_zeros(count.shape[0], h.shape[1]).index_add_(0, game, h)
+    return total / count.clamp(min=1.0).to(h.dtype).unsqueeze(1)
 
 
 class HexBlock(nn.Module):
@@ -94,22 +94,33 @@ class HexBlock(nn.Module):
         self.void = nn.Parameter(torch.zeros(width))
         self.mix = nn.Sequential(nn.Linear(5 * width, 2 * width), nn.GELU(), nn.Linear(2 * width, width))
 
-    def forward(self, h: torch.Tensor, flat_nb: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, neighbours: torch.Tensor, game: torch.Tensor,
+                count: torch.Tensor) -> torch.Tensor:
+        """``h [R, C]`` packed real nodes, ``neighbours [R, 6]`` their packed rows (R = void)."""
         x = self.norm(h)
-        b, n, c = x.shape
-        nb = _rows(x, self.void, flat_nb).view(b, n, 6, c)
-        near = nb.sum(2)
+        r, c = x.shape
+        nb = _with_row(x, self.void).index_select(0, neighbours.reshape(-1)).view(r, 6, c)
+        near = nb.sum(1)
         # Adjacent pairs (d, d+1 mod 6) and opposite pairs (d, d+3), each pair once; the
         # opposite sum over all six directions counts every pair twice.
-        adjacent = (nb[:, :, :5] * nb[:, :, 1:]).sum(2) + nb[:, :, 5] * nb[:, :, 0]
-        opposite = 2.0 * (nb[:, :, :3] * nb[:, :, 3:]).sum(2)
-        context = _masked_mean(x, mask).unsqueeze(1).expand_as(x)
-        out = self.mix(torch.cat([x, near, adjacent / 6.0, opposite / 6.0, context], dim=-1))
-        return h + out * mask.unsqueeze(-1).to(out.dtype)
+        adjacent = (nb[:, :5] * nb[:, 1:]).sum(1) + nb[:, 5] * nb[:, 0]
+        opposite = 2.0 * (nb[:, :3] * nb[:, 3:]).sum(1)
+        # The first layer of ``mix`` on [x, near, adjacent/6, opposite/6, context]: the
+        # context's share is the same for every node of a game, so it is computed per game.
+        first = self.mix[0]
+        local = torch.cat([x, near, adjacent / 6.0, opposite / 6.0], dim=-1)
+        per_game = nn.functional.linear(_game_mean(x, game, count), first.weight[:, 4 * c:], first.bias)
+        hidden = nn.functional.linear(local, first.weight[:, : 4 * c]) + per_game.index_select(0, game)
+        return h + self.mix[2](self.mix[1](hidden))
 
 
 class HiveGNN(nn.Module):
-    """Policy/value network; see the module docstring."""
+    """Policy/value network; see the module docstring.
+
+    The forward pass works on packed rows: only real nodes and legal moves are computed
+    (the padded batch holds ~2x more of each), and the per-game terms of the first layers
+    (context) are computed once per game; the function is that of the padded network.
+    """
 
     def __init__(self, config: ModelConfig):
         super().__init__()
@@ -134,32 +145,54 @@ class HiveGNN(nn.Module):
             policy_logits [B, M] (NEG_INF on padding slots), wdl_logits [B, 3]
             (win, draw, loss for the side to move).
         """
-        mask = obs["node_mask"]
-        glob = obs["global_feat"].float()
+        mask = obs["node_mask"].bool()
         b, n = mask.shape
-        flat_nb = _flat_index(obs["neighbours"].long(), n)
-        h = self.embed_node(obs["node_feat"].float()) + self.embed_global(glob).unsqueeze(1)
-        h = h * mask.unsqueeze(-1).to(h.dtype)
-        for block in self.blocks:
-            h = block(h, flat_nb, mask)
-        h = self.norm(h)
-        context = _masked_mean(h, mask)  # [B, C]
+        flat, game, pos = _rows_of_real_nodes(mask)
+        count = mask.sum(1)
+        extra = flat.shape[0]  # the packed row that stands for "no node"
 
-        src = obs["legal_src"].long()
-        dst = obs["legal_dst"].long()
+        def packed(index: torch.Tensor, of_game: torch.Tensor) -> torch.Tensor:
+            rows = pos.index_select(0, (of_game * n + index.clamp(min=0)).reshape(-1)).view(index.shape)
+            return rows.masked_fill(index < 0, extra)
+
+        glob_h = self.embed_global(obs["global_feat"].float())
+        node_feat = obs["node_feat"].reshape(b * n, -1).index_select(0, flat).float()
+        h = self.embed_node(node_feat) + glob_h.index_select(0, game)
+        neighbours = packed(obs["neighbours"].reshape(b * n, 6).index_select(0, flat).long(),
+                            game.unsqueeze(1))
+        for block in self.blocks:
+            h = block(h, neighbours, game, count)
+        h = self.norm(h)
+        c = h.shape[1]
+        context = _game_mean(h, game, count)  # [B, C]
+
+        # Policy over the legal slots only: a move's first layer on [h_src, h_dst,
+        # h_src * h_dst, context] is W_s h_src + W_d h_dst + W_p (h_src * h_dst) + W_c context,
+        # and the W_s, W_d terms are computed once per node, W_c once per game.
+        src, dst = obs["legal_src"].long(), obs["legal_dst"].long()
         m = src.shape[1]
-        zero = h.new_zeros(h.shape[-1])
-        hs = _rows(h, zero, _flat_index(src.unsqueeze(-1), n)).view(b, m, -1)
-        hd = _rows(h, zero, _flat_index(dst.unsqueeze(-1), n)).view(b, m, -1)
-        ctx = context.unsqueeze(1).expand_as(hs)
-        logits = self.policy(torch.cat([hs, hd, hs * hd, ctx], dim=-1)).squeeze(-1)
-        logits = torch.where(src < 0, self.pass_logit(context), logits)
-        slots = torch.arange(m, device=src.device).unsqueeze(0)
-        logits = logits.masked_fill(slots >= obs["n_legal"].long().unsqueeze(1), NEG_INF)
+        legal = torch.arange(m, device=src.device).unsqueeze(0) < obs["n_legal"].long().unsqueeze(1)
+        move_game, move_slot = legal.nonzero(as_tuple=True)
+        move_src, move_dst = src[move_game, move_slot], dst[move_game, move_slot]
+        ps, pd = packed(move_src, move_game), packed(move_dst, move_game)
+        first = self.policy[0]
+        weight = first.weight
+        hz = _with_row(h, h.new_zeros(c))
+        node_s = nn.functional.linear(hz, weight[:, :c])
+        node_d = nn.functional.linear(hz, weight[:, c: 2 * c])
+        per_game = nn.functional.linear(context, weight[:, 3 * c:], first.bias)
+        pair = hz.index_select(0, ps) * hz.index_select(0, pd)
+        hidden = (node_s.index_select(0, ps) + node_d.index_select(0, pd)
+                  + nn.functional.linear(pair, weight[:, 2 * c: 3 * c]) + per_game.index_select(0, move_game))
+        move_logit = self.policy[2](self.policy[1](hidden)).squeeze(-1)
+        pass_logit = self.pass_logit(context).squeeze(-1).index_select(0, move_game)
+        move_logit = torch.where(move_src < 0, pass_logit, move_logit)
+        logits = torch.full((b, m), NEG_INF, dtype=move_logit.dtype, device=move_logit.device)
+        logits = logits.index_put((move_game, move_slot), move_logit)
 
         big = torch.finfo(h.dtype).min
-        pooled_max = h.masked_fill(~mask.unsqueeze(-1), big).amax(1)
-        wdl = self.value(torch.cat([context, pooled_max, self.embed_global(glob)], dim=-1))
+        pooled_max = h.new_full((b * n, c), big).index_copy(0, flat, h).view(b, n, c).amax(1)
+        wdl = self.value(torch.cat([context, pooled_max, glob_h], dim=-1))
         return logits.float(), wdl.float()
 
 

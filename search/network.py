@@ -8,6 +8,9 @@ optional bfloat16 autocast on CUDA. Observations become tensors with ``torch.fro
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+
 import numpy as np
 import torch
 
@@ -48,10 +51,32 @@ def trim(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def maybe_compile(model: HiveGNN, compile: bool) -> torch.nn.Module:
+def maybe_compile(model: HiveGNN, compile: bool) -> Callable[..., tuple[torch.Tensor, torch.Tensor]]:
     """``torch.compile`` of the model (dynamic shapes: batch, node and move counts vary) when
-    asked; it pays off on GPUs, where the many small kernels of a GNN layer fuse."""
-    return torch.compile(model, dynamic=True) if compile else model
+    asked, else the model itself. It pays off on GPUs and on CPUs alike (the tiny network's
+    forward pass runs ~2.5x faster on one CPU core: its many small ops fuse); compiling
+    takes ~30 s per process (a minute with the backward pass).
+
+    Where compiling fails (a CPU machine without a C++ compiler, an op the compiler does
+    not handle), the first call warns once and the model runs eagerly from then on.
+    """
+    if not compile:
+        return model
+    state: dict[str, Callable] = {"net": torch.compile(model, dynamic=True)}
+
+    def run(*args, **kwargs):
+        try:
+            return state["net"](*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - any compiler failure; eager re-raises real errors
+            if state["net"] is model:
+                raise
+            reason = (str(exc).strip().splitlines() or [""])[0][:200]
+            warnings.warn(f"torch.compile failed ({type(exc).__name__}: {reason}); "
+                          "the network runs without it", RuntimeWarning, stacklevel=2)
+            state["net"] = model
+            return model(*args, **kwargs)
+
+    return run
 
 
 def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: bool = False,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -13,7 +15,7 @@ from hive_env.symmetry import N_SYMMETRIES, transform_board
 from models.gnn import NEG_INF, build_model, expected_value
 from search.checkpoint import CheckpointError, load_model, save_checkpoint
 from search.mcts import BatchedMCTS, SearchConfig
-from search.network import make_evaluator, to_tensors
+from search.network import make_evaluator, maybe_compile, to_tensors, trim
 from training.checkpoint import CheckpointStore
 
 
@@ -30,6 +32,90 @@ def model():
 def forward(model, obs):
     with torch.no_grad():
         return model(to_tensors(obs, torch.device("cpu")))
+
+
+def padded_forward(model, obs):
+    """The network's function computed the plain way, over every padded node and slot (the
+    model computes it on packed rows): the reference the packed forward pass must equal."""
+    mask = obs["node_mask"].bool()
+    b, n = mask.shape
+    maskf = mask.unsqueeze(-1).float()
+
+    def rows(h, extra, index):  # h [B, N, C] at index [B, K] (-1 -> extra)
+        ext = torch.cat([h, extra.view(1, 1, -1).expand(b, 1, -1)], 1)
+        idx = torch.where(index < 0, torch.full_like(index, n), index)
+        return torch.gather(ext, 1, idx.unsqueeze(-1).expand(-1, -1, h.shape[-1]))
+
+    def mean(h):
+        return (h * maskf).sum(1) / maskf.sum(1).clamp(min=1)
+
+    glob = obs["global_feat"].float()
+    h = (model.embed_node(obs["node_feat"].float()) + model.embed_global(glob).unsqueeze(1)) * maskf
+    neighbours = obs["neighbours"].long().reshape(b, n * 6)
+    for block in model.blocks:
+        x = block.norm(h)
+        nb = rows(x, block.void, neighbours).view(b, n, 6, -1)
+        adjacent = sum(nb[:, :, d] * nb[:, :, (d + 1) % 6] for d in range(6))
+        opposite = sum(nb[:, :, d] * nb[:, :, d + 3] for d in range(3)) * 2
+        ctx = mean(x).unsqueeze(1).expand_as(x)
+        h = h + block.mix(torch.cat([x, nb.sum(2), adjacent / 6, opposite / 6, ctx], -1)) * maskf
+    h = model.norm(h)
+    context = mean(h)
+    src, dst = obs["legal_src"].long(), obs["legal_dst"].long()
+    zero = h.new_zeros(h.shape[-1])
+    hs, hd = rows(h, zero, src), rows(h, zero, dst)
+    logits = model.policy(torch.cat([hs, hd, hs * hd, context.unsqueeze(1).expand_as(hs)], -1)).squeeze(-1)
+    logits = torch.where(src < 0, model.pass_logit(context), logits)
+    slots = torch.arange(src.shape[1]).unsqueeze(0)
+    logits = logits.masked_fill(slots >= obs["n_legal"].long().unsqueeze(1), NEG_INF)
+    pooled = h.masked_fill(~mask.unsqueeze(-1), torch.finfo(h.dtype).min).amax(1)
+    return logits, model.value(torch.cat([context, pooled, model.embed_global(glob)], -1))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_packed_forward_equals_the_padded_network(seed):
+    """Values and gradients of the packed forward pass equal the plain padded computation,
+    on a batch of very different sizes (opening to late game) with random parameters."""
+    torch.manual_seed(seed)
+    net = build_model("tiny")
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0, 0.3)
+    games = random_positions(12, "Base+MLP", seed, min_plies=0, max_plies=70)
+    obs = observe_batch(np.stack([g.board for g in games]))
+    assert obs["n_nodes"].min() < obs["n_nodes"].max() and obs["n_legal"].min() < obs["n_legal"].max()
+    inputs = to_tensors(trim(obs), torch.device("cpu"))
+    weights = torch.rand(inputs["legal_src"].shape)
+    grads = []
+    for fn in (net, lambda x: padded_forward(net, x)):
+        net.zero_grad()
+        logits, wdl = fn(inputs)
+        loss = (torch.log_softmax(logits, -1).clamp(min=-30) * weights).sum() + wdl.square().sum()
+        loss.backward()
+        grads.append(([p.grad.clone() for p in net.parameters()], logits.detach(), wdl.detach()))
+    (g_packed, l_packed, w_packed), (g_padded, l_padded, w_padded) = grads
+    torch.testing.assert_close(l_packed, l_padded, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(w_packed, w_padded, rtol=1e-5, atol=1e-4)
+    for a, b in zip(g_packed, g_padded, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-3 * max(1.0, b.abs().max().item()))
+
+
+def test_a_failing_compile_warns_and_runs_eagerly(model, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no working C++ compiler")
+
+    monkeypatch.setattr(torch, "compile", lambda m, **kw: broken)
+    obs = observe_batch(np.stack([g.board for g in positions(3, seed=5)]))
+    net = maybe_compile(model, True)
+    with pytest.warns(RuntimeWarning, match="torch.compile failed.*no working C\\+\\+ compiler"):
+        got = forward(net, obs)
+    want = forward(model, obs)
+    torch.testing.assert_close(got[0], want[0])
+    torch.testing.assert_close(got[1], want[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forward(net, obs)  # warned once; eager from then on
+    assert maybe_compile(model, False) is model
 
 
 def test_shapes_and_masking(model):
