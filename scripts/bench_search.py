@@ -27,7 +27,8 @@ def positions(n: int, game_type: str, seed: int) -> tuple[np.ndarray, np.ndarray
     return np.stack([g.board for g in games]), np.stack([g.hist for g in games])
 
 
-def bench(size: str, batch: int, sims: int, device: torch.device, game_type: str, compile: bool = False) -> dict:
+def bench(size: str, batch: int, sims: int, device: torch.device, game_type: str,
+          compile: bool = False) -> dict:
     torch.manual_seed(0)
     model = build_model(size).to(device)
     evaluate = make_evaluator(model, device, bf16=device.type == "cuda", compile=compile)
