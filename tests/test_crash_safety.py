@@ -13,8 +13,6 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,31 +25,16 @@ from training.config import register_configs, resume_changes, run_config
 from training.gating import file_hash
 from training.loop import Run
 
-from helpers import ROOT
+from helpers import ROOT, hive_train, wait_for
 
 CONFIGS = str(ROOT / "configs")
 QUICK = ("selfplay.workers=0", "eval.games=4", "eval.sims=8", "eval.final_games=2", "eval.final_sims=2")
 """Overrides of the shared run: evaluations long enough (4 games) to be killed in."""
 
 
-def hive_train(run_dir: Path, *overrides: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", *overrides]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-
-
 def finish(proc: subprocess.Popen, timeout: float = 600) -> str:
     out, _ = proc.communicate(timeout=timeout)
     return out
-
-
-def wait_for(proc: subprocess.Popen, ready, timeout: float = 300, poll: float = 0.02) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline and proc.poll() is None:
-        if ready():
-            return True
-        time.sleep(poll)
-    return False
 
 
 def ledger(run_dir: Path) -> list[dict]:

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from hive_env import Game
 from search.checkpoint import load_model
 from training.config import ConfigError, RunConfig, register_configs, run_config
 
-from helpers import ROOT
+from helpers import ROOT, hive_train, wait_for
 
 requires_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                   reason="ray is not installed (pip install -e '.[ray]')")
@@ -38,13 +37,6 @@ def settings(*overrides: str) -> RunConfig:
     register_configs()
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
         return run_config(compose(config_name="train", overrides=["experiment=smoke", *overrides]))
-
-
-def hive_train(run_dir: Path, *overrides: str, env: dict[str, str] | None = None) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", "backend=ray",
-           *overrides]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True, env=env)
 
 
 def shards(run_dir: Path) -> dict[int, list[dict[str, np.ndarray]]]:
@@ -103,7 +95,7 @@ def test_backend_and_ray_settings_may_change_on_resume():
 @requires_ray
 def test_smoke_run_on_a_local_ray_leaves_the_local_run_directory(tmp_path):
     run_dir = tmp_path / "smoke"
-    proc = hive_train(run_dir, "ray.num_cpus=2")
+    proc = hive_train(run_dir, "backend=ray", "ray.num_cpus=2")
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out[-3000:]
     assert "ray: connected to local" in out and "final score vs random" in out
@@ -121,16 +113,6 @@ def test_smoke_run_on_a_local_ray_leaves_the_local_run_directory(tmp_path):
     assert "backend: ray" in (run_dir / "config.yaml").read_text()
     by_worker = check_replay(run_dir)
     assert set(by_worker) == {0}
-
-
-def wait_for(path: Path, proc: subprocess.Popen, seconds: float = 600) -> Path:
-    """``path`` once the run ``proc`` has written it (the test fails with the run's output if
-    the run ends or the time runs out first)."""
-    deadline = time.time() + seconds
-    while not path.exists() and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-    assert path.exists(), proc.communicate()[0][-3000:]
-    return path
 
 
 def free_port() -> int:
@@ -181,8 +163,8 @@ def node_ids(address: str, env: dict[str, str]) -> dict[str, str]:
 def test_actors_forced_onto_a_second_node_produce_the_shards(tmp_path, loopback_cluster):
     run_dir = tmp_path / "cluster"
     address, env = loopback_cluster
-    proc = hive_train(run_dir, f"ray.address={address}", "selfplay.workers=2", "ray.worker_cpus=1",
-                      "ray.worker_resources={selfplay_node: 1}", *SHORT, env=env)
+    proc = hive_train(run_dir, "backend=ray", f"ray.address={address}", "selfplay.workers=2",
+                      "ray.worker_cpus=1", "ray.worker_resources={selfplay_node: 1}", *SHORT, env=env)
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out[-3000:]
     assert f"ray: connected to {address} (2 node(s)" in out
@@ -199,10 +181,11 @@ def test_actors_forced_onto_a_second_node_produce_the_shards(tmp_path, loopback_
 @requires_ray
 def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
     run_dir = tmp_path / "kill"
-    proc = hive_train(run_dir, "ray.num_cpus=2", "selfplay.workers=2", "ray.worker_cpus=1", "train.steps=200",
-                      "train.checkpoint_every=50", *SHORT)  # most of the data comes after the kill
+    proc = hive_train(run_dir, "backend=ray", "ray.num_cpus=2", "selfplay.workers=2", "ray.worker_cpus=1",
+                      "train.steps=200", "train.checkpoint_every=50", *SHORT)  # most data after the kill
     try:
-        first = wait_for(run_dir / "replay" / "shard_001_000000.npz", proc)
+        first = run_dir / "replay" / "shard_001_000000.npz"
+        assert wait_for(proc, first.exists, timeout=600, poll=0.2), proc.communicate()[0][-3000:]
         with np.load(first) as data:
             victim = int(data["stat_actor_pid"])
         os.kill(victim, signal.SIGKILL)  # actor 1 dies in the middle of its games
@@ -225,14 +208,15 @@ def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
 def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
     run_dir = tmp_path / "driver"
     overrides = ("ray.num_cpus=2", "train.steps=40", "train.checkpoint_every=10", *SHORT)
-    proc = hive_train(run_dir, *overrides)
+    proc = hive_train(run_dir, "backend=ray", *overrides)
     try:
-        wait_for(run_dir / "checkpoints" / "ckpt_00000010.pt", proc)
+        ckpt = run_dir / "checkpoints" / "ckpt_00000010.pt"
+        assert wait_for(proc, ckpt.exists, timeout=600, poll=0.2), proc.communicate()[0][-3000:]
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray it started, mid-run
         proc.wait()
     before = {p.name for p in (run_dir / "replay").glob("shard_*.npz")}
-    proc = hive_train(run_dir, *overrides)
+    proc = hive_train(run_dir, "backend=ray", *overrides)
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out[-3000:]
     assert "resumed from checkpoint step" in out

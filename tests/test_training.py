@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +21,7 @@ from training.replay import FIELDS, ReplayStore, Samples, augment_samples
 from training.selfplay import SelfPlay, SelfPlayConfig
 from training.trainer import TrainConfig, Trainer, lr_at
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import hive_train
 
 
 def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0) -> Samples:
@@ -199,12 +196,6 @@ def test_the_learning_rate_follows_the_wall_clock_budget_when_it_runs_out_first(
 
 
 # ----- whole runs ------------------------------------------------------------------------------
-
-
-def hive_train(run_dir: Path, *overrides: str, **kw) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", *overrides]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True, **kw)
 
 
 def test_smoke_run_leaves_checkpoint_events_records_and_config(smoke_run):
