@@ -21,7 +21,7 @@ from training.replay import FIELDS, ReplayStore, Samples, augment_samples
 from training.selfplay import SelfPlay, SelfPlayConfig
 from training.trainer import TrainConfig, Trainer, lr_at
 
-from helpers import hive_train
+from helpers import hive_train, wait_for
 
 
 def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0) -> Samples:
@@ -217,9 +217,7 @@ def test_killed_run_resumes_with_counters_and_replay_intact(tmp_path):
     overrides = ("train.steps=40", "train.checkpoint_every=10", "eval.every=0", "eval.final_games=2")
     proc = hive_train(run_dir, *overrides)
     ckpt = run_dir / "checkpoints" / "ckpt_00000010.pt"
-    deadline = time.time() + 400
-    while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
+    wait_for(proc, ckpt.exists, timeout=400, poll=0.2)
     assert ckpt.exists(), proc.communicate()[0][-3000:]
     os.killpg(proc.pid, signal.SIGKILL)  # the trainer and its workers, mid-run
     proc.wait()
