@@ -25,6 +25,10 @@ Policy: a move's logit is an MLP of ``[h_src, h_dst, h_src * h_dst, context]``, 
 the moving tile's stack node (or its reserve node for a placement) and dst the destination
 node; ``pass`` (src = dst = -1) is scored from the context alone. Padding slots get -inf.
 Value: WDL logits from mean- and max-pooled nodes and the global features.
+Auxiliary head (``aux_head``, off by default): from the same pooled features, the plies left
+in the game and the final pressure (occupied neighbours) on each queen, own first, as
+training targets only (KataGo's and Leela's auxiliary targets: more signal per game);
+search never asks for it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ import torch
 from torch import nn
 
 NEG_INF = -1e9
+AUX_OUTPUTS = 3
+"""The auxiliary head's outputs: plies left, pressure on the mover's queen, on the other's."""
+AUX_PLIES_SCALE = 100.0
+"""Plies left are predicted divided by this (so the targets are about as large as the others)."""
 
 
 @dataclass(frozen=True)
@@ -46,12 +54,14 @@ class ModelConfig:
         layers: residual message-passing blocks.
         node_features: F of the observation (hive_env.encode).
         global_features: G of the observation.
+        aux_head: add the auxiliary head (module docstring): ``forward(obs, aux=True)``.
     """
 
     width: int = 64
     layers: int = 4
     node_features: int = 37
     global_features: int = 15
+    aux_head: bool = False
 
 
 SIZES = {
@@ -133,18 +143,25 @@ class HiveGNN(nn.Module):
         self.policy = nn.Sequential(nn.Linear(4 * w, w), nn.GELU(), nn.Linear(w, 1))
         self.pass_logit = nn.Linear(w, 1)
         self.value = nn.Sequential(nn.Linear(3 * w, w), nn.GELU(), nn.Linear(w, 3))
+        if config.aux_head:
+            self.aux = nn.Sequential(nn.Linear(3 * w, w), nn.GELU(), nn.Linear(w, AUX_OUTPUTS))
 
-    def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, obs: dict[str, torch.Tensor], aux: bool = False) -> tuple[torch.Tensor, ...]:
         """Score the legal moves and the position.
 
         Args:
             obs: ``node_feat [B,N,F]``, ``neighbours [B,N,6]``, ``node_mask [B,N]``,
                 ``global_feat [B,G]``, ``legal_src``/``legal_dst [B,M]``, ``n_legal [B]``.
+            aux: also return the auxiliary head's outputs (needs ``aux_head``).
 
         Returns:
             policy_logits [B, M] (NEG_INF on padding slots), wdl_logits [B, 3]
-            (win, draw, loss for the side to move).
+            (win, draw, loss for the side to move), and with ``aux`` the auxiliary
+            predictions [B, 3]: plies left / AUX_PLIES_SCALE, pressure on the side to move's
+            queen / 6, on the other queen / 6.
         """
+        if aux and not self.config.aux_head:
+            raise ValueError("this network has no auxiliary head (model.aux_head=false)")
         mask = obs["node_mask"].bool()
         b, n = mask.shape
         flat, game, pos = _rows_of_real_nodes(mask)
@@ -192,7 +209,10 @@ class HiveGNN(nn.Module):
 
         big = torch.finfo(h.dtype).min
         pooled_max = h.new_full((b * n, c), big).index_copy(0, flat, h).view(b, n, c).amax(1)
-        wdl = self.value(torch.cat([context, pooled_max, glob_h], dim=-1))
+        pooled = torch.cat([context, pooled_max, glob_h], dim=-1)
+        wdl = self.value(pooled)
+        if aux:
+            return logits.float(), wdl.float(), self.aux(pooled).float()
         return logits.float(), wdl.float()
 
 

@@ -28,6 +28,7 @@ from training.config import (
     RunConfig,
     defaults,
     register_configs,
+    resume_changes,
     run_config,
 )
 from training.selfplay import SelfPlay
@@ -150,6 +151,9 @@ def test_a_float_setting_accepts_a_whole_number():
     ("train.keep_checkpoints=0", "train.keep_checkpoints must be >= 1"),
     ("model.size=huge", "model.size must be one of tiny, small, default, large"),
     ("model.width=0", "model.width must be >= 1"),
+    ("train.pressure_weight=-1", "train.pressure_weight must be >= 0"),
+    ("train.pressure_weight=0.5", "train.pressure_weight train the auxiliary head: set model.aux_head=true"),
+    ("train.moves_left_weight=1", "set model.aux_head=true"),
 ])
 def test_cross_field_and_range_checks_name_the_setting(override, message):
     with pytest.raises(ConfigError, match=message):
@@ -169,6 +173,15 @@ def test_a_size_takes_width_and_layers_overrides():
     assert (rc.model.width, rc.model.layers) == (24, SIZES["small"]["layers"])
     rc = settings("run_dir=x", "model=large", experiment="default")
     assert (rc.model.width, rc.model.layers) == (SIZES["large"]["width"], SIZES["large"]["layers"])
+
+
+def test_the_aux_head_is_part_of_the_network():
+    rc = settings("run_dir=x", "model.aux_head=true", "train.pressure_weight=0.5")
+    assert rc.model.aux_head and rc.train.pressure_weight == 0.5 and rc.train.aux
+    assert not settings("run_dir=x").model.aux_head
+    saved, new = {"model": {"size": "tiny"}}, {"model": {"size": "tiny", "aux_head": True}}
+    refused, _ = resume_changes(saved, new)
+    assert refused == ["model.aux_head: <unset> -> True"]  # a resumed run keeps its network's shape
 
 
 def test_messages_are_one_line():

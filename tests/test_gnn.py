@@ -174,6 +174,29 @@ def test_checkpoint_round_trip_plays_the_same_moves(tmp_path, model):
     np.testing.assert_array_equal(a.visits, b.visits)
 
 
+def test_the_aux_head_adds_outputs_and_changes_nothing_else(tmp_path, model):
+    torch.manual_seed(0)
+    aux_model = build_model("tiny", aux_head=True).eval()
+    assert set(aux_model.state_dict()) - set(model.state_dict()) == {
+        k for k in aux_model.state_dict() if k.startswith("aux.")} != set()
+    aux_model.load_state_dict({**aux_model.state_dict(), **model.state_dict()})
+    obs = observe_batch(np.stack([g.board for g in positions(5, seed=5)]))
+    inputs = to_tensors(obs, torch.device("cpu"))
+    with torch.no_grad():
+        logits, wdl, aux = aux_model(inputs, aux=True)
+        plain = model(inputs)
+        rotated = aux_model(to_tensors(transform_observation(obs, 7), torch.device("cpu")), aux=True)[2]
+    torch.testing.assert_close((logits, wdl), plain)  # the search's outputs are those of the plain net
+    assert aux.shape == (5, 3)
+    torch.testing.assert_close(rotated, aux, rtol=1e-4, atol=1e-4)  # symmetric like the value head
+    loaded, _ = load_model(save_checkpoint(tmp_path / "aux.pt", aux_model))
+    assert loaded.config.aux_head
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(inputs, aux=True)[2], aux)
+    with pytest.raises(ValueError, match="no auxiliary head"):
+        model(inputs, aux=True)
+
+
 def test_corrupt_checkpoints_are_detected_and_skipped(tmp_path, model):
     store = CheckpointStore(tmp_path)
     store.publish(1, model)

@@ -246,8 +246,5 @@ def test_the_search_and_the_self_play_labels_score_the_cap_alike():
     plain = BatchedMCTS(SearchConfig(sims=24), 1, 0, uniform_evaluate)  # no margin: draws
     res0 = plain.search(board[None], hist[None], [0], add_noise=False)
     assert (plain._child_stats(0, n)[1] == 0.0).all() and abs(res0.value[0]) < 0.2
-    # Self-play labels the game it plays from here (every move reaches the cap) the same way.
-    for move in res.moves[0, :n]:
-        assert sp._capped_result(board.copy(), int(move)) == WHITE_WINS
     _, _, terminated, truncated, _ = sp.env.step(res.actions[[0], res.chosen])
     assert truncated[0] and not terminated[0]

@@ -12,9 +12,10 @@ import torch
 
 from hive_env import PASS, Game
 from hive_env.board import PLY
+from hive_env.outcome import adjudicate, queen_pressure
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import transform_move
-from models.gnn import build_model
+from models.gnn import AUX_PLIES_SCALE, build_model
 from search.checkpoint import load_model
 from search.mcts import SearchConfig
 from training.replay import FIELDS, ReplayStore, Samples, augment_samples
@@ -44,7 +45,8 @@ def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0) -> Sample
                 break
     z = rng.integers(-1, 2, size=n).astype(np.int8)
     return Samples(np.stack(boards), np.stack(policies), np.array(n_legal, np.int16), z,
-                   np.arange(n, 0, -1, dtype=np.int16), rng.uniform(-1, 1, n).astype(np.float16))
+                   np.arange(n, 0, -1, dtype=np.int16), rng.uniform(-1, 1, n).astype(np.float16),
+                   rng.integers(0, 7, size=(n, 2)).astype(np.int8))
 
 
 # ----- replay ----------------------------------------------------------------------------------
@@ -98,13 +100,18 @@ def test_augmentation_moves_policy_targets_with_their_moves():
     np.testing.assert_array_equal(aug.z, samples.z)
 
 
-def test_shards_from_before_root_values_read_with_q_equal_to_the_result(tmp_path):
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_older_shards_read_with_what_they_lack_as_defaults(tmp_path, version):
+    """Version 1 shards lack q (read as the result), 1 and 2 the queen pressure (read as -1)."""
     samples = random_samples(12, seed=7)
-    np.savez(tmp_path / "shard_000_000000.npz", version=np.int32(1),
-             **{k: getattr(samples, k) for k in FIELDS if k != "q"})
+    lacks = {1: ("q", "pressure"), 2: ("pressure",), 3: ()}[version]
+    np.savez(tmp_path / "shard_000_000000.npz", version=np.int32(version),
+             **{k: getattr(samples, k) for k in FIELDS if k not in lacks})
     loaded = ReplayStore(tmp_path).window(100)
     assert len(loaded) == 12
-    np.testing.assert_array_equal(loaded.q, samples.z.astype(np.float16))
+    np.testing.assert_array_equal(loaded.q, samples.z.astype(np.float16) if "q" in lacks else samples.q)
+    np.testing.assert_array_equal(loaded.pressure, -1 if "pressure" in lacks else samples.pressure)
+    assert loaded.pressure.shape == (12, 2) and loaded.pressure.dtype == np.int8
     np.testing.assert_array_equal(loaded.board, samples.board)
 
 
@@ -142,6 +149,19 @@ def test_playout_cap_randomisation_records_only_full_searches():
     with pytest.raises(ValueError, match="fast_sims"):
         SelfPlay(SelfPlayConfig(full_search_prob=0.5, fast_sims=16), SearchConfig(sims=8), "Base", 24,
                  None, seed=0)
+
+
+def test_samples_carry_the_final_queen_pressure_of_both_sides():
+    _, games, _ = play_out(SelfPlayConfig(games=6, adjudicate_margin=1), ply_cap=40)
+    assert any(g.samples.pressure.max() > 0 for g in games)
+    for g in games:
+        final = Game.from_string(g.game_string).board  # the position the game ended in
+        white, black = queen_pressure(final, 0), queen_pressure(final, 1)
+        mover = g.samples.board[:, PLY] & 1
+        np.testing.assert_array_equal(g.samples.pressure[:, 0], np.where(mover == 0, white, black))
+        np.testing.assert_array_equal(g.samples.pressure[:, 1], np.where(mover == 0, black, white))
+        if g.truncated:  # a capped game's label is the adjudication of that position
+            assert g.status == adjudicate(final, 1)
 
 
 # ----- trainer ---------------------------------------------------------------------------------
@@ -185,6 +205,50 @@ def test_value_targets_mix_the_root_value_by_value_target_q(mix, sign):
     for _ in range(40):
         trainer.train_step(batch)
     assert sign * mean_value(trainer, batch) > 0.5
+
+
+def test_the_auxiliary_head_learns_plies_left_and_queen_pressure():
+    torch.manual_seed(0)
+    batch = random_samples(32, seed=9)
+    batch.plies_left[:] = 40
+    batch.pressure[:] = [6, 2]
+    cfg = TrainConfig(batch_size=32, lr=3e-3, warmup_steps=1, steps=100, moves_left_weight=1.0,
+                      pressure_weight=1.0)
+    trainer = Trainer(build_model("tiny", aux_head=True), cfg, torch.device("cpu"), 512)
+    first = trainer.train_step(batch)
+    for _ in range(80):
+        last = trainer.train_step(batch)
+    assert last["moves_left"] < 0.2 * first["moves_left"] and last["pressure"] < 0.2 * first["pressure"]
+    from hive_env.encode import observe_batch
+    from search.network import to_tensors, trim
+
+    trainer.model.eval()
+    with torch.no_grad():
+        _, _, aux = trainer.model(to_tensors(trim(observe_batch(batch.board, 512)), torch.device("cpu")),
+                                  aux=True)
+    np.testing.assert_allclose(aux.mean(0).numpy(), [40 / AUX_PLIES_SCALE, 1.0, 2 / 6], atol=0.1)
+
+
+def test_the_pressure_loss_skips_samples_that_lack_it():
+    batch = random_samples(4, seed=10)
+    batch.plies_left[:] = 0
+    batch.pressure[:] = -1  # from an old shard: unknown
+    batch.pressure[2] = [6, 0]
+    trainer = Trainer(build_model("tiny", aux_head=True), TrainConfig(pressure_weight=1.0),
+                      torch.device("cpu"), 512)
+    terms = trainer._aux_losses(torch.zeros(4, 3), batch)
+    assert float(terms["pressure"]) == pytest.approx(0.5)  # ((0 - 1)^2 + (0 - 0)^2) / 2 known
+    assert float(terms["moves_left"]) == 0.0
+    batch.pressure[:] = -1
+    assert float(trainer._aux_losses(torch.zeros(4, 3), batch)["pressure"]) == 0.0
+
+
+def test_aux_weights_need_the_aux_head():
+    batch = random_samples(8, seed=11)
+    trainer = Trainer(build_model("tiny"), TrainConfig(batch_size=8, moves_left_weight=1.0),
+                      torch.device("cpu"), 512)
+    with pytest.raises(ValueError, match="no auxiliary head"):
+        trainer.train_step(batch)
 
 
 def test_the_learning_rate_follows_the_wall_clock_budget_when_it_runs_out_first():

@@ -76,11 +76,14 @@ class ModelSettings:
         size: a key of ``models.gnn.SIZES``.
         width: channels per node instead of the size's (None = the size's).
         layers: residual blocks instead of the size's (None = the size's).
+        aux_head: the auxiliary head (plies left, final queen pressure; models.gnn), trained
+            with ``train.moves_left_weight`` and ``train.pressure_weight``.
     """
 
     size: str = "small"
     width: int | None = None
     layers: int | None = None
+    aux_head: bool = False
 
     def __post_init__(self):
         if self.size not in SIZES:
@@ -93,7 +96,7 @@ class ModelSettings:
 
     def model_config(self) -> ModelConfig:
         overrides = {k: v for k, v in (("width", self.width), ("layers", self.layers)) if v is not None}
-        return model_config(self.size, **overrides)
+        return model_config(self.size, aux_head=self.aux_head, **overrides)
 
 
 @dataclass(frozen=True)
@@ -415,6 +418,10 @@ def run_config(cfg: DictConfig) -> RunConfig:
     sp, search = groups["selfplay"], groups["search"]
     if sp.full_search_prob < 1 and sp.fast_sims > search.sims:
         raise ConfigError(f"selfplay.fast_sims ({sp.fast_sims}) must be at most search.sims ({search.sims})")
+    tc = groups["train"]
+    if (tc.moves_left_weight > 0 or tc.pressure_weight > 0) and not groups["model"].aux_head:
+        raise ConfigError("train.moves_left_weight and train.pressure_weight train the auxiliary head: "
+                          "set model.aux_head=true (or the weights to 0)")
     groups["model"] = groups["model"].model_config()
     return RunConfig(**groups, **top)
 

@@ -10,9 +10,12 @@ A *sample* is one position searched in self-play::
     plies_left int16                plies until the game ended (auxiliary target)
     q          float16              the search's root value, side to move's view (value
                                     targets may mix it with z, ``train.value_target_q``)
+    pressure   [2] int8             occupied neighbours of the side to move's queen, then of
+                                    the other queen, at the end of the game (auxiliary target)
 
 A *shard* is ``shard_<worker>_<seq>.npz`` holding those arrays with a leading sample axis
-plus ``version`` (version 1 shards, from before ``q``, are read with ``q = z``); it is
+plus ``version`` (version 1 shards, from before ``q``, are read with ``q = z``; versions 1
+and 2, from before ``pressure``, with ``pressure = -1``: unknown); it is
 written atomically (``hive_env.files``), so readers never see a partial shard, and a
 damaged shard is skipped with a warning. Game records (UHP GameStrings) go
 to ``games_<worker>.txt`` beside the shards, appended and flushed per game.
@@ -38,8 +41,8 @@ from hive_env.files import atomic_open
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
 
-SHARD_VERSION = 2
-FIELDS = ("board", "policy", "n_legal", "z", "plies_left", "q")
+SHARD_VERSION = 3
+FIELDS = ("board", "policy", "n_legal", "z", "plies_left", "q", "pressure")
 _SHARD_RE = re.compile(r"^shard_(\d+)_(\d+)\.npz$")
 
 
@@ -53,6 +56,7 @@ class Samples:
     z: np.ndarray
     plies_left: np.ndarray
     q: np.ndarray
+    pressure: np.ndarray
 
     def __len__(self) -> int:
         return len(self.z)
@@ -62,7 +66,7 @@ class Samples:
         """No samples, with the field shapes and dtypes of real ones."""
         return Samples(np.zeros((0, BOARD_SIZE), np.int16), np.zeros((0, max_legal), np.float16),
                        np.zeros(0, np.int16), np.zeros(0, np.int8), np.zeros(0, np.int16),
-                       np.zeros(0, np.float16))
+                       np.zeros(0, np.float16), np.zeros((0, 2), np.int8))
 
     @staticmethod
     def concat(parts: list[Samples]) -> Samples:
@@ -130,10 +134,12 @@ class ReplayStore:
             try:
                 with np.load(path) as data:
                     version = int(data["version"])
-                    if version not in (1, SHARD_VERSION):
+                    if version not in (1, 2, SHARD_VERSION):
                         raise ValueError(f"shard version {version}, expected {SHARD_VERSION}")
-                    arrays = {k: data[k] for k in FIELDS if k != "q" or version > 1}
+                    since = {"q": 2, "pressure": 3}
+                    arrays = {k: data[k] for k in FIELDS if version >= since.get(k, 1)}
                     arrays.setdefault("q", arrays["z"].astype(np.float16))
+                    arrays.setdefault("pressure", np.full((len(arrays["z"]), 2), -1, np.int8))
                     self._cache[key] = Samples(**arrays)
             except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
                 warnings.warn(f"skipping damaged replay shard {path.name}: {e}", stacklevel=2)
@@ -265,5 +271,5 @@ def augment_samples(samples: Samples, syms: np.ndarray) -> Samples:
     if not ok.all():
         raise RuntimeError("symmetry augmentation lost a move: engine symmetry broken")
     return Samples(moved, out.astype(samples.policy.dtype), samples.n_legal, samples.z, samples.plies_left,
-                   samples.q)
+                   samples.q, samples.pressure)
 

@@ -16,7 +16,8 @@ full ``search.sims`` only with that probability (drawn per batched move, for all
 once) and otherwise a fast search of ``fast_sims`` without root noise; only full-search
 positions become samples. Games are then cheaper, so more results (value targets) are
 learnt per CPU-hour, while every policy target still comes from a full search. Each
-sample also keeps the search's root value ``q``, for value targets that mix it with the result.
+sample also keeps the search's root value ``q``, for value targets that mix it with the result,
+and the final pressure on both queens, for the network's auxiliary head.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 
 from hive_env import Game
 from hive_env.board import HIST, PLY, play
-from hive_env.outcome import adjudicate, score_for
+from hive_env.outcome import adjudicate, queen_pressure, score_for
 from hive_env.vec_env import HiveVecEnv
 from search.mcts import BatchedMCTS, Evaluate, SearchConfig
 
@@ -135,21 +136,18 @@ class SelfPlay:
         for b in range(B):
             if terminated[b] or truncated[b]:
                 status = int(info["final_status"][b])
+                last = boards_before[b].copy()
+                play(last, np.zeros(HIST, np.uint64), int(moves[b]))  # the final position
                 if truncated[b]:
-                    last = boards_before[b].copy()
-                    status = self._capped_result(last, int(moves[b]))
-                finished.append(self._finish(b, status, bool(truncated[b])))
+                    status = adjudicate(last, self.config.adjudicate_margin)
+                pressure = (queen_pressure(last, 0), queen_pressure(last, 1))
+                finished.append(self._finish(b, status, bool(truncated[b]), pressure))
                 self.mcts.reset(np.array([b]))
             else:
                 self.mcts.advance(b, int(slots[b]), env.boards[b], env.hists[b])
         return finished
 
-    def _capped_result(self, board_before: np.ndarray, move: int) -> int:
-        """Adjudicated result of a capped game from the position after its last move."""
-        play(board_before, np.zeros(HIST, np.uint64), move)
-        return adjudicate(board_before, self.config.adjudicate_margin)
-
-    def _finish(self, b: int, status: int, truncated: bool) -> FinishedGame:
+    def _finish(self, b: int, status: int, truncated: bool, pressure: tuple[int, int]) -> FinishedGame:
         t = self.traces[b]
         self.traces[b] = _Trace()
         plies = len(t.moves)
@@ -158,14 +156,20 @@ class SelfPlay:
             if game.is_over:
                 break
             game.play(m)
-        return FinishedGame(self._samples(t, status, plies), game.game_string(), status, plies, truncated)
+        return FinishedGame(self._samples(t, status, plies, pressure), game.game_string(), status, plies,
+                            truncated)
 
-    def _samples(self, t: _Trace, status: int, plies: int) -> Samples:
-        """The recorded positions of a finished game (none when PCR recorded none)."""
+    def _samples(self, t: _Trace, status: int, plies: int, pressure: tuple[int, int]) -> Samples:
+        """The recorded positions of a finished game (none when PCR recorded none);
+        ``pressure``: the final pressure on white's and black's queens."""
         if not t.boards:
             return Samples.empty(self.mcts.max_legal)
         boards = np.stack(t.boards)
         movers = boards[:, PLY] & 1
         z = np.where(movers == 0, score_for(status, 0), score_for(status, 1)).astype(np.int8)
+        white, black = pressure
+        own = np.where(movers == 0, white, black)
+        other = np.where(movers == 0, black, white)
         return Samples(boards, np.stack(t.policies), np.array(t.n_legal, np.int16), z,
-                       (plies - np.array(t.plies)).astype(np.int16), np.array(t.q, np.float16))
+                       (plies - np.array(t.plies)).astype(np.int16), np.array(t.q, np.float16),
+                       np.stack([own, other], axis=1).astype(np.int8))

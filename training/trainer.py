@@ -4,8 +4,10 @@ Loss = policy cross-entropy (search policy over the legal-move slots) + ``value_
 WDL cross-entropy (final result from the side to move's view, optionally mixed with the
 search's root value: ``value_target_q``). AdamW with linear warm-up then cosine decay (over
 the steps, or the wall-clock budget ``max_minutes`` when that runs out first), gradient
-clipping, and bfloat16 autocast on CUDA. (Replay also keeps the plies left of each sample,
-for a moves-left head later.)
+clipping, and bfloat16 autocast on CUDA. With the network's auxiliary head, optional terms:
+``moves_left_weight`` x Huber loss of the plies left (scaled by ``AUX_PLIES_SCALE``) and
+``pressure_weight`` x squared error of the final pressure on each queen (/6; samples of old
+shards, which lack it, are masked out).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import torch
 from torch.nn import functional
 
 from hive_env.encode import observe_batch
-from models.gnn import HiveGNN
+from models.gnn import AUX_PLIES_SCALE, HiveGNN
 from search.network import maybe_compile, to_tensors, trim
 
 from .replay import Samples
@@ -51,6 +53,8 @@ class TrainConfig:
             which the run ends as if ``steps`` were reached; 0 = none. The learning rate's
             schedule follows whichever of the two runs out first, so runs compared at the
             same wall clock both finish their schedule.
+        moves_left_weight: weight of the auxiliary plies-left loss (needs ``model.aux_head``).
+        pressure_weight: weight of the auxiliary final-queen-pressure loss (needs ``model.aux_head``).
     """
 
     batch_size: int = 256
@@ -68,6 +72,8 @@ class TrainConfig:
     min_positions: int = 1000
     value_target_q: float = 0.0
     max_minutes: float = 0.0
+    moves_left_weight: float = 0.0
+    pressure_weight: float = 0.0
 
     def __post_init__(self):
         for name in ("batch_size", "steps", "checkpoint_every", "window"):
@@ -81,6 +87,14 @@ class TrainConfig:
             raise ValueError(f"train.value_target_q must be in [0, 1], got {self.value_target_q}")
         if self.max_minutes < 0:
             raise ValueError(f"train.max_minutes must be >= 0 (0 = no budget), got {self.max_minutes}")
+        for name in ("moves_left_weight", "pressure_weight"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"train.{name} must be >= 0, got {getattr(self, name)}")
+
+    @property
+    def aux(self) -> bool:
+        """Whether the auxiliary head is trained."""
+        return self.moves_left_weight > 0 or self.pressure_weight > 0
 
 
 def lr_at(step: int, cfg: TrainConfig, time_used: float = 0.0) -> float:
@@ -130,8 +144,8 @@ class Trainer:
             q = torch.from_numpy(samples.q.astype(np.float32)).to(self.device).clamp(-1, 1)
             soft = (1 - a) * soft + a * torch.stack([(1 + q) / 2, torch.zeros_like(q), (1 - q) / 2], -1)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.amp):
-            logits, wdl = self.net(inputs)
-        logits, wdl = logits.float(), wdl.float()
+            out = self.net(inputs, aux=True) if self.config.aux else self.net(inputs)
+        logits, wdl = out[0].float(), out[1].float()
         logp = torch.log_softmax(logits, dim=-1)
         legal = target.new_zeros(target.shape, dtype=torch.bool)
         legal |= torch.arange(moves, device=self.device)[None] < inputs["n_legal"].long()[:, None]
@@ -143,12 +157,28 @@ class Trainer:
         value = torch.softmax(wdl, -1)
         expected = value[:, 0] - value[:, 2]
         total = policy_loss + self.config.value_weight * value_loss
+        terms = {}
+        if self.config.aux:
+            terms = self._aux_losses(out[2].float(), samples)
+            total = (total + self.config.moves_left_weight * terms["moves_left"]
+                     + self.config.pressure_weight * terms["pressure"])
         return {
             "total": total, "policy": policy_loss.detach(), "value": value_loss.detach(),
             "entropy": entropy.detach(),
             "value_accuracy": (wdl.argmax(-1) == wdl_target).float().mean().detach(),
             "value_mse": ((expected - z.float()) ** 2).mean().detach(),
+            **{k: v.detach() for k, v in terms.items()},
         }
+
+    def _aux_losses(self, pred: torch.Tensor, samples: Samples) -> dict[str, torch.Tensor]:
+        """The auxiliary head's losses (with gradients): plies left, final queen pressure."""
+        plies = torch.from_numpy(samples.plies_left.astype(np.float32)).to(self.device) / AUX_PLIES_SCALE
+        moves_left = functional.smooth_l1_loss(pred[:, 0], plies)
+        pressure = torch.from_numpy(samples.pressure.astype(np.float32)).to(self.device)
+        known = pressure >= 0  # -1: a shard from before the pressure was recorded
+        err = (pred[:, 1:] - pressure / 6.0) ** 2
+        pressure_loss = torch.where(known, err, torch.zeros_like(err)).sum() / known.sum().clamp(min=1)
+        return {"moves_left": moves_left, "pressure": pressure_loss}
 
     def train_step(self, samples: Samples) -> dict[str, float]:
         """One optimiser step on a batch; returns scalar metrics."""
