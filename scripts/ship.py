@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     target = save_checkpoint(args.out / "base.pt", model, step=int(state.get("step", 0)))
     card = {"name": args.name, "file": target.name, "bytes": target.stat().st_size, "step": state.get("step"),
-            "model": state["model_config"], "machine": machine(), "run": run, "ladder": lad, "equal_time": eq}
+            "model": vars(model.config).copy(), "machine": machine(), "run": run, "ladder": lad,
+            "equal_time": eq}
     write_atomic(args.out / "card.json", json.dumps(card, indent=1) + "\n")
     write_atomic(args.out / "MODEL_CARD.md", markdown(card) + "\n")
     print(f"shipped {ckpt} -> {target} ({card['bytes']} bytes); card: {args.out / 'MODEL_CARD.md'}")
