@@ -419,7 +419,7 @@ def run_config(cfg: DictConfig) -> RunConfig:
     if sp.full_search_prob < 1 and sp.fast_sims > search.sims:
         raise ConfigError(f"selfplay.fast_sims ({sp.fast_sims}) must be at most search.sims ({search.sims})")
     tc = groups["train"]
-    if (tc.moves_left_weight > 0 or tc.pressure_weight > 0) and not groups["model"].aux_head:
+    if tc.aux and not groups["model"].aux_head:
         raise ConfigError("train.moves_left_weight and train.pressure_weight train the auxiliary head: "
                           "set model.aux_head=true (or the weights to 0)")
     groups["model"] = groups["model"].model_config()

@@ -43,6 +43,8 @@ from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
 
 SHARD_VERSION = 3
 FIELDS = ("board", "policy", "n_legal", "z", "plies_left", "q", "pressure")
+FIELD_SINCE = {"q": 2, "pressure": 3}
+"""The shard version that added each field (the others: version 1)."""
 _SHARD_RE = re.compile(r"^shard_(\d+)_(\d+)\.npz$")
 
 
@@ -134,10 +136,9 @@ class ReplayStore:
             try:
                 with np.load(path) as data:
                     version = int(data["version"])
-                    if version not in (1, 2, SHARD_VERSION):
+                    if not 1 <= version <= SHARD_VERSION:
                         raise ValueError(f"shard version {version}, expected {SHARD_VERSION}")
-                    since = {"q": 2, "pressure": 3}
-                    arrays = {k: data[k] for k in FIELDS if version >= since.get(k, 1)}
+                    arrays = {k: data[k] for k in FIELDS if version >= FIELD_SINCE.get(k, 1)}
                     arrays.setdefault("q", arrays["z"].astype(np.float16))
                     arrays.setdefault("pressure", np.full((len(arrays["z"]), 2), -1, np.int8))
                     self._cache[key] = Samples(**arrays)
