@@ -1,9 +1,12 @@
 """The bridge from numpy observations to the network and back, for search.
 
 ``make_evaluator(model)`` returns the ``evaluate(obs) -> (policy_logits, values)`` callable
-that :class:`search.mcts.BatchedMCTS` takes: one batched forward pass, no gradients,
-optional bfloat16 autocast on CUDA. Observations become tensors with ``torch.from_numpy``
-(no copy on the CPU).
+that :class:`search.mcts.BatchedMCTS` takes: one batched forward pass, no gradients, on an
+inference backend (:data:`BACKENDS`: the torch model, eager or compiled, with optional
+bfloat16 autocast on CUDA; the numba kernels of ``search.fastnet``; ONNX Runtime). The torch
+model stays the source of truth and checkpoints the one file format: the other backends
+compute its function from weights copied out of it (``tests/test_fastnet.py``).
+Observations become tensors with ``torch.from_numpy`` (no copy on the CPU).
 """
 
 from __future__ import annotations
@@ -79,24 +82,116 @@ def maybe_compile(model: HiveGNN, compile: bool) -> Callable[..., tuple[torch.Te
     return run
 
 
-def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: bool = False,
-                   compile: bool = False):
-    """An ``evaluate`` callable for search over ``model`` (put in eval mode)."""
-    device = torch.device(device) if isinstance(device, str) else device
-    model.eval()
-    net = maybe_compile(model, compile)
+BACKENDS = ("auto", "torch", "numba", "onnx")
+"""Inference backends: ``torch`` (the model itself, eager or ``torch.compile``), ``numba`` (the
+packed forward pass compiled from the exported weights, CPU), ``onnx`` (ONNX Runtime, CPU,
+optional dependency: ``pip install onnxruntime onnx``); ``auto`` picks the fastest that the
+tests prove equal to torch, by ``scripts.bench_inference``: on a CPU in float32 numba, except
+that with ``compile`` batches of :data:`COMPILED_MIN_BATCH` or more go to the compiled torch
+model (its GEMMs win there: self-play); torch elsewhere (CUDA, bfloat16)."""
+
+COMPILED_MIN_BATCH = 32
+"""With ``backend=auto`` and ``compile`` on a CPU: the batch size from which the compiled torch
+model is faster than numba (``scripts.bench_inference``: at batch 64 the tiny network runs
+~2x faster compiled; at batch 1-8 numba runs 5-10x faster than either torch path)."""
+
+
+def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> str:
+    """The backend ``backend`` stands for on ``device`` (``auto`` -> numba on CPU, else torch).
+
+    Raises:
+        ValueError: an unknown backend, or one that cannot run on ``device``.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown inference backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if backend == "auto":
+        return "numba" if device.type == "cpu" and not bf16 else "torch"
+    if backend in ("numba", "onnx") and device.type != "cpu":
+        raise ValueError(f"inference backend {backend!r} runs on the CPU only, not on {device.type}")
+    return backend
+
+
+class Evaluator:
+    """``evaluate(obs) -> (policy_logits [B, M], values [B])`` over a model, the callable that
+    :class:`search.mcts.BatchedMCTS` takes.
+
+    Attributes:
+        backend: the backend that runs small batches (``resolve_backend``).
+        large_batch_torch: batches of :data:`COMPILED_MIN_BATCH` or more run on the compiled
+            torch model (``auto`` with ``compile`` on a CPU).
+        model: the torch model, the source of truth. New weights: :meth:`load_weights` (or
+            ``model.load_state_dict`` then :meth:`refresh`); torch reads the parameters at
+            each call, numba and onnx copy them. Nothing is rebuilt or recompiled.
+    """
+
+    def __init__(self, model: HiveGNN, device: torch.device, bf16: bool, compile: bool, backend: str,
+                 large_batch_torch: bool = False):
+        self.model = model
+        self.device = device
+        self.bf16 = bf16
+        self.backend = backend
+        self.large_batch_torch = large_batch_torch
+        model.eval()
+        uses_torch = backend == "torch" or large_batch_torch
+        self._net = maybe_compile(model, compile) if uses_torch else None
+        self._impl = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Take the model's current weights (after ``load_state_dict``); cheap, no recompiling."""
+        self.model.eval()
+        if self.backend == "numba":
+            from .fastnet import FastNet
+
+            if self._impl is None:
+                self._impl = FastNet(self.model)
+            else:
+                self._impl.load(self.model)
+        elif self.backend == "onnx":
+            from .onnx_backend import OnnxNet
+
+            self._impl = OnnxNet(self.model)
+
+    def load_weights(self, state_dict: dict[str, torch.Tensor]) -> None:
+        """Evaluate with new weights of the same network (a new checkpoint): loaded into the
+        model in place and passed on to the backend, with no rebuilding or recompiling."""
+        self.model.load_state_dict(state_dict)
+        self.refresh()
+
+    def __call__(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        if self._impl is not None and not (self.large_batch_torch
+                                           and obs["legal_src"].shape[0] >= COMPILED_MIN_BATCH):
+            return self._impl(obs)
+        return self._torch(obs)
 
     @torch.no_grad()
-    def evaluate(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    def _torch(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         batch, slots = obs["legal_src"].shape
-        inputs = to_tensors(trim(obs), device)
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits, wdl = net(inputs)
+        inputs = to_tensors(trim(obs), self.device)
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+            logits, wdl = self._net(inputs)
         out = np.full((batch, slots), NEG_INF, np.float32)
         out[:, : logits.shape[1]] = logits.float().cpu().numpy()
         return out, expected_value(wdl.float()).cpu().numpy()
 
-    return evaluate
+
+def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: bool = False,
+                   compile: bool = False, backend: str = "auto") -> Evaluator:
+    """An :class:`Evaluator` for search over ``model`` (put in eval mode).
+
+    Args:
+        device: where the model runs (the numba and onnx backends: CPU only).
+        bf16: bfloat16 autocast (torch on CUDA).
+        compile: ``torch.compile`` the model (the torch backend, and ``auto``'s large batches).
+        backend: one of :data:`BACKENDS`; ``auto`` picks the fastest proven equal.
+
+    Raises:
+        ValueError: an unknown backend, or one that cannot run on ``device``.
+    """
+    device = torch.device(device) if isinstance(device, str) else device
+    resolved = resolve_backend(backend, device, bf16)
+    split = backend == "auto" and resolved == "numba" and compile
+    return Evaluator(model, device, bf16, compile, resolved, large_batch_torch=split)
 
 
 def uniform_evaluate(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -53,6 +53,32 @@ def random_games(game_type: str, seed: int, n_games: int = 3, max_plies: int = 9
     return out
 
 
+REAL_GAMES = ROOT / "tests" / "data" / "real_games.txt"
+"""GameStrings of real games, two per game type (alpha-beta depth 2 against depth 1 after a
+random 4-ply opening; made by ``python -m scripts.record_games --out tests/data/real_games.txt``)."""
+
+
+def real_game_positions(game_type: str, every: int = 5) -> list[Game]:
+    """Positions along the real games of ``game_type`` (``REAL_GAMES``): every ``every``-th ply
+    from the first, and each game's last position still in progress."""
+    out = []
+    for line in REAL_GAMES.read_text().splitlines():
+        if line.split(";", 1)[0] != game_type:
+            continue
+        record = Game.from_string(line)
+        game = Game.from_string(game_type)
+        for ply, move in enumerate(record.moves):
+            if ply % every == 0:
+                out.append(game.copy())
+            probe = game.copy()
+            probe.play(int(move))
+            if probe.is_over:
+                break
+            game = probe
+        out.append(game.copy())
+    return out
+
+
 def hashed_evaluate(obs: dict) -> tuple[np.ndarray, np.ndarray]:
     """A deterministic fake network for search tests: a game's output depends only on its own
     observation row (so batched and separate searches must agree)."""
