@@ -308,6 +308,6 @@ register_player("uhp", "players.uhp_client:make_player",
                 doc="external UHP engine (cmd=COMMAND, depth=N or time=SECONDS; default time=1)")
 register_player("alphazero", "search.alphazero_player:make_player",
                 {"ckpt": text_value, "sims": positive_int, "gumbel": flag, "device": text_value,
-                 "cpuct": positive_float},
-                doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, gumbel=1, "
-                    "device=auto|cpu|cuda)")
+                 "cpuct": positive_float, "leaves": positive_int, "backend": text_value},
+                doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, leaves=L, gumbel=1, "
+                    "device=auto|cpu|cuda, backend=auto|torch|numba|onnx)")

@@ -1,8 +1,10 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
-Spec: ``alphazero[:ckpt=PATH][,sims=N][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]``; without
-``ckpt`` the network shipped with the package (``models.shipped``, its card in
-``models/shipped/MODEL_CARD.md``).
+Spec: ``alphazero[:ckpt=PATH][,sims=N][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
+[,backend=auto|torch|numba|onnx]``; without ``ckpt`` the network shipped with the package
+(``models.shipped``, its card in ``models/shipped/MODEL_CARD.md``). ``leaves``: leaves per
+network call within the tree (virtual loss; :data:`DEFAULT_LEAVES`); ``backend``: the inference
+backend (``search.network.BACKENDS``; ``auto`` = the fastest the tests prove equal to torch).
 
 Budgets (``players.base.Budget``), whichever limit comes first:
 
@@ -13,16 +15,21 @@ Budgets (``players.base.Budget``), whichever limit comes first:
   (a cap, e.g. hive-uhp's MaxTime);
 - ``time_s`` alone: search until the time is up, however big the tree grows.
 
-A PUCT search with a clock runs in chunks of ``CHUNK_SIMS`` simulations on the same tree (the
-clock is read between chunks); with no root noise, chunks add up to exactly the tree one
-search of their total builds. A Gumbel root's sequential halving cannot be split, so a capped
-Gumbel ``sims`` budget is one search that the clock stops between steps (the move is chosen
-among the candidates surviving then); a Gumbel time budget runs consecutive Gumbel searches
-of ``CHUNK_SIMS`` on the growing tree.
+**Time.** A PUCT search looks at the clock after every step (one network call of ``leaves``
+leaves) and stops when the next step, predicted from the longest so far, would end past
+:data:`TIME_SHARE` of the budget: the move never takes longer than the budget (with steps
+of stable length). A Gumbel root's sequential halving cannot be split, so a capped Gumbel
+``sims`` budget is one search that the clock stops between steps (the move is chosen among
+the candidates surviving then); a Gumbel time budget runs consecutive Gumbel searches of
+:data:`CHUNK_SIMS` on the growing tree (their roots: evaluation-cache hits).
 
-The tree is kept between moves of one game (the chosen subtree, then the opponent's reply),
-but only while the positions match exactly: the kept root must be the position just before
-the opponent's move (``search.leaves.position_key``); any other game history starts afresh.
+**The kept tree.** The tree is kept between moves of one game (the chosen subtree, then the
+opponent's reply), but only while the positions match exactly: the kept root must be the
+position just before the opponent's move (``search.leaves.position_key``); any other game
+history starts afresh. Its size limit follows the budget: room for :data:`KEPT_SEARCHES`
+searches of the simulations a move is expected to take (the budget's ``sims``, or the
+measured simulations per second times the time, at most :data:`KEPT_SIMS_MAX`). An expanded kept root is not
+evaluated again; transpositions are served by the search's evaluation cache.
 No root noise: this is play, not self-play.
 """
 
@@ -48,13 +55,33 @@ if TYPE_CHECKING:
     from hive_env import Game
 
 DEFAULT_SIMS = 200
+DEFAULT_LEAVES = 1
+"""Leaves per network call at play (``leaves=``): chosen by an equal-time match
+(docs/strength.md, "Leaf batching")."""
 CHUNK_SIMS = 16
-"""Simulations between two looks at the clock (one extra root evaluation per chunk)."""
+"""Simulations of each consecutive Gumbel search under a time budget."""
 TIME_SHARE = 0.9
 """Share of a time budget spent searching (the rest: choosing, replying)."""
 TREE_SIMS = 2048
-"""Most simulations the tree's initial room and its kept-tree limit are sized for: a bigger
-budget grows the tree on demand instead of allocating it up front."""
+"""Most simulations the tree's initial room is sized for: a bigger budget grows the tree on
+demand instead of allocating it up front."""
+KEPT_SIMS_MAX = 50_000
+"""Most simulations a move is expected to take that the kept tree's limit is sized for."""
+KEPT_SEARCHES = 8
+"""The kept tree's limit: room for this many searches of the expected size (nodes off the
+kept subtree are not freed until the tree is dropped: the limit sets how many moves reuse
+lasts; at most ~400,000 nodes, a few hundred MB in Base+MLP)."""
+UNLIMITED_SIMS = 1 << 40
+"""The simulations of a search that only the clock stops."""
+FIRST_RATE = 2000.0
+"""Simulations per second assumed before the first timed move has measured them."""
+
+
+def kept_config(config: SearchConfig, expected_sims: int) -> SearchConfig:
+    """The search settings that size the kept tree for moves of ``expected_sims`` simulations:
+    room for :data:`KEPT_SEARCHES` of them (``SearchConfig.max_nodes``)."""
+    sims = max(1, min(int(expected_sims), KEPT_SIMS_MAX))
+    return replace(config, sims=sims, max_nodes=KEPT_SEARCHES * (sims + 1) + 64)
 
 
 class AlphaZeroPlayer:
@@ -64,34 +91,46 @@ class AlphaZeroPlayer:
         default_budget: ``Budget(sims=sims)``, what a bare request (e.g. hive-uhp's
             ``bestmove``) searches.
         last_sims: simulations the last ``choose`` performed.
+        last_stats: ``{"sims": last_sims}`` (``players.base``: what the arena records).
+        rate: simulations per second measured over the timed moves so far.
         clock: seconds, monotonic (``time.perf_counter``; tests pass a fake one).
     """
 
     def __init__(self, ckpt: str | Path | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                  device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero",
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, leaves: int = DEFAULT_LEAVES,
+                 backend: str = "auto"):
         self.name = name
         self.device = pick_device(device)
         if self.device.type == "cpu":
             torch.set_num_threads(1)  # small batches: more threads only spin (and stall under load)
         self.model, state = load_model(shipped.CHECKPOINT if ckpt is None else ckpt, self.device)
         self.step = state.get("step")
-        self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda")
+        self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda",
+                                       backend=backend)
         self.sims = sims
         self.default_budget = Budget(sims=sims)
-        self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct)
-        self._tree_config = replace(self.config, sims=min(sims, TREE_SIMS))
+        self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
+                                   leaves_per_tree=leaves)
         self.seed = seed
         self.clock = clock
         self.last_sims = 0
+        self.last_stats: dict[str, int] = {"sims": 0}
+        self.rate = FIRST_RATE
+        self._keep = kept_config(self.config, sims)
         self._mcts: BatchedMCTS | None = None
 
-    def _kept_tree(self, game: Game) -> BatchedMCTS:
+    def _kept_tree(self, game: Game, keep: SearchConfig | None = None) -> BatchedMCTS:
         """The search, its tree following ``game``: kept when its root is the current position or
-        the position just before the opponent's last move (then that move's subtree), else reset."""
+        the position just before the opponent's last move (then that move's subtree), else reset.
+        ``keep`` sizes the kept tree's limit (``SearchConfig.node_limit``; default: the last
+        move's)."""
+        keep = keep or self._keep
         if self._mcts is None or self._mcts.expansions != game.expansions:
-            self._mcts = BatchedMCTS(self._tree_config, 1, game.expansions, self.evaluate)
+            self._mcts = BatchedMCTS(replace(self.config, sims=min(self.sims, TREE_SIMS)), 1,
+                                     game.expansions, self.evaluate)
         mcts = self._mcts
+        mcts.config = keep
         kept = int(mcts.root_key[0])
         if kept == position_key(game.board, game.hist):
             return mcts
@@ -104,7 +143,7 @@ class AlphaZeroPlayer:
             mcts.advance(0, slot, game.board, game.hist)
         return mcts
 
-    def _search(self, mcts: BatchedMCTS, game: Game, sims: int,
+    def _search(self, mcts: BatchedMCTS, game: Game, sims: int, keep: SearchConfig,
                 stop: Callable[[], bool] | None = None) -> SearchResult:
         """One search of ``sims`` simulations on the kept tree (``stop`` may end it early)."""
         seed = (self.seed * 1_000_003 + game.ply) % (2**31)
@@ -112,33 +151,51 @@ class AlphaZeroPlayer:
         try:
             return mcts.search(game.board[None], game.hist[None], [seed], add_noise=False, stop=stop)
         finally:
-            mcts.config = self._tree_config  # what tree-size limits (advance) follow
+            mcts.config = keep  # what tree-size limits (advance) follow
+
+    def _deadline_stop(self, start: float, time_s: float) -> Callable[[], bool]:
+        """Asked after each search step: stop when the next step, as long as the longest so
+        far, would end past ``TIME_SHARE`` of the budget."""
+        deadline = start + TIME_SHARE * time_s
+        last, longest = [start], [0.0]
+
+        def stop() -> bool:
+            now = self.clock()
+            longest[0] = max(longest[0], now - last[0])
+            last[0] = now
+            return now + longest[0] >= deadline
+
+        return stop
 
     def choose(self, game: Game, budget: Budget | None = None) -> int:
         check_in_progress(game)
+        start = self.clock()
         sims: int | None = self.sims
         time_s = budget.time_s if budget is not None else None
         if budget is not None and budget.sims:
             sims = int(budget.sims)
         elif time_s and (budget is None or budget.depth is None):
             sims = None  # a time budget: search until the time is up
-        deadline = self.clock() + TIME_SHARE * float(time_s) if time_s else None
-        mcts = self._kept_tree(game)
-        chunk = CHUNK_SIMS
-        stop = None
-        if sims is not None and (deadline is None or self.config.gumbel):
-            chunk = sims  # nothing to look at the clock for, or a schedule that cannot be cut
-            if deadline is not None:
-                stop = lambda: self.clock() >= deadline  # noqa: E731  (a Gumbel search, capped)
-        done = 0
-        while True:
-            result = self._search(mcts, game, chunk if sims is None else min(chunk, sims - done), stop)
-            done += int(result.sims_done[0])
-            if sims is not None and done >= sims:
-                break
-            if deadline is not None and self.clock() >= deadline:
-                break
+        expected = sims if sims is not None else int(self.rate * TIME_SHARE * float(time_s)) + 1
+        if sims is not None and time_s:
+            expected = min(expected, int(self.rate * TIME_SHARE * float(time_s)) + 1)
+        self._keep = keep = kept_config(self.config, expected)
+        mcts = self._kept_tree(game, keep)
+        stop = self._deadline_stop(start, float(time_s)) if time_s else None
+        if sims is None and self.config.gumbel:
+            done = 0  # consecutive Gumbel searches on the growing tree until the time is up
+            while True:
+                result = self._search(mcts, game, CHUNK_SIMS, keep, stop)
+                done += int(result.sims_done[0])
+                if stop():
+                    break
+        else:
+            result = self._search(mcts, game, UNLIMITED_SIMS if sims is None else sims, keep, stop)
+            done = int(result.sims_done[0])
+        if time_s and done:
+            self.rate = done / max(self.clock() - start, 1e-6)
         self.last_sims = done
+        self.last_stats = {"sims": done}
         slot = int(result.chosen[0])
         move = int(result.moves[0, slot])
         board, hist = game.board.copy(), game.hist.copy()
@@ -151,11 +208,12 @@ class AlphaZeroPlayer:
 
 
 def make_player(seed: int, name: str, ckpt: str | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
-                device: str = "auto", cpuct: float = 1.5) -> AlphaZeroPlayer:
-    """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint is a
-    spec error for the user."""
+                device: str = "auto", cpuct: float = 1.5, leaves: int = DEFAULT_LEAVES,
+                backend: str = "auto") -> AlphaZeroPlayer:
+    """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint, an
+    unknown backend or one the device cannot run is a spec error for the user."""
     try:
         return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
-                               name=name)
+                               name=name, leaves=leaves, backend=backend)
     except Exception as e:
         raise PlayerSpecError(f"player 'alphazero': {e}") from None

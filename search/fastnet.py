@@ -102,8 +102,8 @@ def export_weights(model: HiveGNN) -> Weights:
         _v(model.norm.weight), _v(model.norm.bias),
         part(pol, 0, c), part(pol, c, 2 * c), part(pol, 2 * c, 3 * c), part(pol, 3 * c, 4 * c),
         _v(model.policy[0].bias), _v(model.policy[2].weight[0]), _v(model.pass_logit.weight[0]),
-        _v(model.value[0].weight), _v(model.value[0].bias), _v(model.value[2].weight), _v(model.value[2].bias),
-        scal,
+        _v(model.value[0].weight), _v(model.value[0].bias), _v(model.value[2].weight),
+        _v(model.value[2].bias), scal,
     )
 
 
@@ -340,8 +340,9 @@ class FastNet:
         logits = np.empty((b, m), np.float32)
         values = np.empty(b, np.float32)
         forward = forward_parallel if b >= PARALLEL_MIN_BATCH else forward_serial
+        n_legal = np.ascontiguousarray(obs["n_legal"], np.int32)
         forward(_f32(obs["node_feat"]), obs["neighbours"], n_nodes, _f32(obs["global_feat"]), src,
-                obs["legal_dst"], np.ascontiguousarray(obs["n_legal"], np.int32), self.weights, logits, values)
+                obs["legal_dst"], n_legal, self.weights, logits, values)
         return logits, values
 
 

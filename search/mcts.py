@@ -19,6 +19,11 @@ ply cap is valued as self-play labels it (the adjudicated result, ``search.leave
 
 Trees are kept between moves (tree reuse) until a tree holds ``max_nodes`` nodes; then it is
 dropped at the next move, which bounds memory (nodes, and so edges: at most M per node).
+A kept root that is already expanded is not evaluated again (PUCT; the Gumbel root needs the
+network's logits and value, which the evaluation cache then serves). Network outputs are kept
+by position in a bounded :class:`search.cache.EvalCache` (``eval_cache``): transposed move
+orders and re-searched positions skip the network. A new network (``evaluate`` set again, or
+:meth:`BatchedMCTS.clear_cache`) empties it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import gumbel
+from .cache import NO_LOGIT, EvalCache
 from .kernels import (
     PARALLEL_MIN_GAMES,
     SelectParams,
@@ -89,6 +95,9 @@ class SearchConfig:
             ``nodes_per_search`` (one search's nodes). Not a hard cap: arrays grow on demand.
         edges_per_node: initial edge room per node (typical legal moves: Base ~30,
             Base+MLP 50-150); the edge arrays grow on demand.
+        eval_cache: positions whose network output is kept (``search.cache.EvalCache``:
+            transpositions and re-searched roots skip the network); 0 = no cache. About
+            1 KB a position; the oldest are dropped first.
     """
 
     sims: int = 64
@@ -106,6 +115,7 @@ class SearchConfig:
     tree_reuse: bool = True
     max_nodes: int = 0
     edges_per_node: int = 64
+    eval_cache: int = 20_000
 
     def __post_init__(self):
         if self.sims < 1:
@@ -118,6 +128,8 @@ class SearchConfig:
             raise ValueError(f"search.c_puct must be > 0, got {self.c_puct}")
         if self.gumbel_m < 1:
             raise ValueError(f"search.gumbel_m must be >= 1, got {self.gumbel_m}")
+        if self.eval_cache < 0:
+            raise ValueError(f"search.eval_cache must be >= 0, got {self.eval_cache}")
         if self.edges_per_node < 1:
             raise ValueError(f"search.edges_per_node must be >= 1, got {self.edges_per_node}")
         if self.max_nodes and self.max_nodes < self.nodes_per_search:
@@ -211,6 +223,7 @@ class BatchedMCTS:
         self.adjudicate_margin = int(adjudicate_margin)
         self.B = batch
         self.expansions = expansions
+        self.cache = EvalCache(config.eval_cache)
         self.evaluate = evaluate
         self.max_legal = max_legal
         per_search = config.nodes_per_search
@@ -221,6 +234,25 @@ class BatchedMCTS:
         """Seconds in tree kernels, leaf encoding and the network; simulations performed;
         leaf selections that ran into a pending node and were retried (leaves_per_tree > 1);
         kept trees dropped for size at ``advance``."""
+
+    @property
+    def evaluate(self) -> Evaluate:
+        """The network; setting it (even to the same evaluator with new weights) empties the cache."""
+        return self._evaluate
+
+    @evaluate.setter
+    def evaluate(self, evaluate: Evaluate) -> None:
+        self._evaluate = evaluate
+        self.cache.clear()
+
+    def clear_cache(self) -> None:
+        """Forget every cached network output (the network's weights changed)."""
+        self.cache.clear()
+
+    def _network(self, obs: dict[str, np.ndarray], boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The network's (logits [K, M] float32, values [K] float32) for the positions ``boards``
+        encoded in ``obs``, through the cache: only positions it does not hold are evaluated."""
+        return self.cache.evaluate(self._evaluate, obs, boards)
 
     # ----- tree bookkeeping ---------------------------------------------------------------------
     def reset(self, games: np.ndarray | None = None) -> None:
@@ -319,15 +351,28 @@ class BatchedMCTS:
         return self._result(s, temperature)
 
     def _start(self, boards, hists, rngs, add_noise, sims: int) -> _Search:
-        """Evaluate and expand the roots, add root noise, lay out every game's schedule."""
+        """Evaluate and expand the roots, add root noise, lay out every game's schedule.
+
+        Only roots not expanded yet go to the network (PUCT); the Gumbel root needs every
+        root's logits and value (then a kept root is a cache hit)."""
         cfg, B, M = self.config, self.B, self.max_legal
-        root_obs, root_moves = observe_roots(boards, M)
-        logits, values = self.evaluate(root_obs)
-        logits = np.asarray(logits, np.float32)
-        values = np.asarray(values, np.float32)
-        n_legal = root_obs["n_legal"].astype(np.int32)
         t = self.tree
-        fresh = (n_legal > 0) & (t.node_count[np.arange(B), t.roots] == UNEXPANDED)
+        count = t.node_count[np.arange(B), t.roots]
+        rows = np.arange(B) if cfg.gumbel else np.flatnonzero(count == UNEXPANDED)
+        logits = np.full((B, M), NO_LOGIT, np.float32)
+        values = np.zeros(B, np.float32)
+        n_legal = np.where(count == UNEXPANDED, 0, count).astype(np.int32)
+        root_moves = root_actions = None
+        if rows.size:
+            root_obs, root_moves = observe_roots(boards[rows], M)
+            root_actions = root_obs["legal_actions"]
+            lg, vals = self._network(root_obs, boards[rows])
+            logits[rows] = lg
+            values[rows] = vals
+            n_legal[rows] = root_obs["n_legal"]
+        at = np.full(B, -1, np.int64)  # row of each game in the root batch
+        at[rows] = np.arange(rows.size)
+        fresh = (n_legal > 0) & (count == UNEXPANDED)
         t = self.tree = grow_tree(t, t.node_capacity, int((t.n_edges + np.where(fresh, n_legal, 0)).max()))
         g = np.zeros((B, M), np.float64)
         cand = np.zeros((B, M), np.int8)
@@ -341,8 +386,8 @@ class BatchedMCTS:
             if fresh[b]:
                 first = int(t.n_edges[b])
                 t.n_edges[b] += n
-                t.edge_move[b, first:first + n] = root_moves[b, :n]
-                t.edge_action[b, first:first + n] = root_obs["legal_actions"][b, :n]
+                t.edge_move[b, first:first + n] = root_moves[at[b], :n]
+                t.edge_action[b, first:first + n] = root_actions[at[b], :n]
                 t.edge_child[b, first:first + n] = NO_NODE
                 t.edge_prior_raw[b, first:first + n] = gumbel.softmax(logits[b, :n])
                 t.node_first[b, root] = first
@@ -395,9 +440,7 @@ class BatchedMCTS:
         logits = np.zeros((1, self.max_legal), np.float32)
         values = np.zeros(1, np.float32)
         if k:
-            logits, values = self.evaluate(obs)
-            logits = np.ascontiguousarray(logits, np.float32)
-            values = np.ascontiguousarray(values, np.float32)
+            logits, values = self._network(obs, leaves.boards[need])
         t3 = time.perf_counter()
         # Room for the new nodes' edges: the real legal-move counts, known only now.
         extra = np.bincount(need // L, weights=obs["n_legal"], minlength=B).astype(np.int64)

@@ -14,9 +14,9 @@ from hive_env.board import PLY, PLY_CAP, STATUS
 from hive_env.outcome import adjudicate, is_real_draw, terminal_value
 from hive_env.position import board_from_tiles
 from models.gnn import build_model
-from players import Budget, make_player
+from players import Budget, PlayerSpecError, make_player
 from players.uhp_server import UhpEngine
-from search.alphazero_player import CHUNK_SIMS, TIME_SHARE
+from search.alphazero_player import TIME_SHARE
 from search.checkpoint import save_checkpoint
 from search.leaves import adjudicated_value, play
 from search.mcts import BatchedMCTS, SearchConfig
@@ -44,15 +44,20 @@ class FakeClock:
         return self.now
 
 
-def chunks_until(step: float, time_s: float) -> int:
-    """Chunks a search with a ``time_s`` budget runs under ``FakeClock(step)``: it reads the
-    deadline, then the clock after each chunk, and stops at the first read past the deadline."""
+def steps_until(step: float, time_s: float) -> int:
+    """Search steps a ``time_s`` budget runs under ``FakeClock(step)``: the player reads the start,
+    then the clock after each step, and stops when the next step, as long as the longest so far
+    (here ``step``), would end past ``TIME_SHARE`` of the budget."""
     clock = FakeClock(step)
-    deadline = clock() + TIME_SHARE * time_s
-    chunks = 1
-    while clock() < deadline:
-        chunks += 1
-    return chunks
+    last = start = clock()
+    deadline = start + TIME_SHARE * time_s
+    longest, steps = 0.0, 0
+    while True:
+        steps += 1
+        now = clock()
+        longest, last = max(longest, now - last), now
+        if now + longest >= deadline:
+            return steps
 
 
 # ----- 1. tree reuse only on the exact position -------------------------------------------------
@@ -114,25 +119,25 @@ def test_a_bare_choice_performs_the_specs_simulations(ckpt):
 
 
 def test_a_cap_that_does_not_bind_changes_nothing(ckpt):
-    # Chunks between looks at the clock build exactly the tree of one search (PUCT, no noise).
+    # Looking at the clock between steps changes nothing in the tree (PUCT, no noise).
     game = Game.from_string(MIDGAME)
     plain = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu", seed=0)
     capped = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu", seed=0)
     capped.clock = FakeClock(1e-6)
     assert plain.choose(game) == capped.choose(game, Budget(sims=50, time_s=3600.0))
     assert plain.last_sims == capped.last_sims == 50
-    assert capped.clock.reads == -(-50 // CHUNK_SIMS)  # the deadline, then between chunks: 4 chunks
+    assert capped.clock.reads >= 50  # it did look: after every step
     np.testing.assert_array_equal(plain._mcts.tree.node_visits[0, :60], capped._mcts.tree.node_visits[0, :60])
 
 
 def test_a_time_budget_searches_until_the_time_is_up(ckpt):
-    # A fake clock moving 0.1 s a read: a 2 s budget (1.8 s of search) runs 18 chunks, far more
-    # than the ~113 simulations a time budget used to stop at, and than the spec's sims.
+    # A fake clock moving 0.01 s a read: a 2 s budget (1.8 s of search) runs ~178 one-leaf steps,
+    # far more than the ~113 simulations a time budget used to stop at, and than the spec's sims.
     player = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu", seed=0)
-    player.clock = FakeClock(0.1)
+    player.clock = FakeClock(0.01)
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(time_s=2.0)) in game.legal_moves()
-    assert player.last_sims == chunks_until(0.1, 2.0) * CHUNK_SIMS > 113
+    assert player.last_sims == steps_until(0.01, 2.0) > 113
 
 
 def test_a_time_cap_stops_a_huge_simulation_budget(ckpt):
@@ -141,7 +146,7 @@ def test_a_time_cap_stops_a_huge_simulation_budget(ckpt):
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(sims=10**7, time_s=0.5)) in game.legal_moves()
     assert 0 < player.last_sims < 10**7
-    assert player.last_sims == chunks_until(0.1, 0.5) * CHUNK_SIMS
+    assert player.last_sims == steps_until(0.1, 0.5)
     assert player._mcts.tree.node_capacity < 10**5  # the room grows with the search, not with the spec
 
 
@@ -151,7 +156,7 @@ def test_a_time_cap_stops_a_gumbel_search_between_steps(ckpt):
     player.clock = FakeClock(0.1)  # read at 0.1 for the deadline (0.55), then after every step
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(sims=10**7, time_s=0.5)) in game.legal_moves()
-    assert player.last_sims == 5  # the reads after steps 1..5 say 0.2 .. 0.6: the 5th stops it
+    assert player.last_sims == steps_until(0.1, 0.5) == 4  # after step 4 (0.5), a 5th would end at 0.6
 
 
 def test_hive_uhp_bestmove_uses_the_players_sims_and_maxtime_only_caps(ckpt):
@@ -165,7 +170,7 @@ def test_hive_uhp_bestmove_uses_the_players_sims_and_maxtime_only_caps(ckpt):
             assert player.last_sims == 23, command
         player.clock = FakeClock(0.1)
         engine.handle("bestmove time 00:00:01")
-        assert player.last_sims == chunks_until(0.1, 1.0) * CHUNK_SIMS
+        assert player.last_sims == steps_until(0.1, 1.0)
     finally:
         engine.close()
     engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu")
@@ -248,3 +253,85 @@ def test_the_search_and_the_self_play_labels_score_the_cap_alike():
     assert (plain._child_stats(0, n)[1] == 0.0).all() and abs(res0.value[0]) < 0.2
     _, _, terminated, truncated, _ = sp.env.step(res.actions[[0], res.chosen])
     assert truncated[0] and not terminated[0]
+
+
+# ----- 5. honest time: a clock that moves with the network, leaves, backends, the kept tree ------
+
+
+class NetworkClock:
+    """Time that passes only inside the network: ``seconds`` a call plus ``per_position`` a
+    position (the player's own reads of the clock cost nothing)."""
+
+    def __init__(self, evaluate, seconds: float, per_position: float = 0.0):
+        self.evaluate, self.seconds, self.per_position = evaluate, seconds, per_position
+        self.now, self.calls = 0.0, 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def network(self, obs):
+        self.calls += 1
+        self.now += self.seconds + self.per_position * len(obs["n_legal"])
+        return self.evaluate(obs)
+
+
+def timed_player(ckpt, spec: str, seconds: float, per_position: float = 0.0):
+    player = make_player(f"alphazero:ckpt={ckpt},device=cpu{spec}", seed=0)
+    clock = NetworkClock(player.evaluate, seconds, per_position)
+    player.clock, player.evaluate = clock, clock.network
+    return player, clock
+
+
+@pytest.mark.parametrize("leaves", [1, 4])
+def test_the_player_never_exceeds_its_time_budget(ckpt, leaves):
+    player, clock = timed_player(ckpt, f",leaves={leaves}", seconds=0.004, per_position=0.002)
+    game = Game.from_string(MIDGAME)
+    for budget in (0.05, 0.3, 1.0, 0.02, 0.6):
+        start = clock.now
+        move = player.choose(game, Budget(time_s=budget))
+        spent = clock.now - start
+        assert spent <= budget, (budget, spent)
+        assert spent >= 0.5 * budget or player.last_sims <= 2, (budget, spent)  # and it uses the time
+        assert player.last_stats == {"sims": player.last_sims} and player.last_sims >= 1
+        game.play(move)
+        if not game.is_over:
+            game.play(int(game.legal_moves()[0]))
+        if game.is_over:
+            game = Game.from_string(MIDGAME)
+
+
+def test_a_kept_tree_outlives_the_moves_of_a_time_budget(ckpt):
+    # 1 s a move at ~1,000 simulations a second: far more nodes than the spec's 200 sims would
+    # size the kept tree for; the limit follows the measured rate, so reuse does not lapse.
+    player, clock = timed_player(ckpt, ",sims=200", seconds=0.001)
+    game = Game.from_string(MIDGAME)
+    kept = []
+    for _ in range(4):
+        move = player.choose(game, Budget(time_s=1.0))
+        assert player.last_sims > 600
+        game.play(move)
+        replies = [int(m) for m in game.legal_moves() if not _ends(game, int(m))]
+        game.play(replies[0])
+        kept.append(player._kept_tree(game).root_visits(0))
+    assert player._mcts.timings["resets"] == 0
+    assert max(kept) > 1  # the opponent's reply had been searched: its subtree carried over
+    assert player._mcts.config.node_limit > 3 * 600
+
+
+def test_leaves_and_backend_in_the_spec(ckpt):
+    game = Game.from_string(MIDGAME)
+    player = make_player(f"alphazero:ckpt={ckpt},sims=32,leaves=8,backend=torch,device=cpu", seed=0)
+    assert player.config.leaves_per_tree == 8 and player.evaluate.backend == "torch"
+    assert player.choose(game) in game.legal_moves()
+    assert player.last_sims == 32  # exactly the budget, 8 leaves a network call
+    assert make_player(f"alphazero:ckpt={ckpt},device=cpu", seed=0).evaluate.backend == "numba"
+    with pytest.raises(PlayerSpecError, match="unknown inference backend 'gpu'"):
+        make_player(f"alphazero:ckpt={ckpt},backend=gpu", seed=0)
+    with pytest.raises(PlayerSpecError, match="leaves"):
+        make_player(f"alphazero:ckpt={ckpt},leaves=0", seed=0)
+
+
+def _ends(game: Game, move: int) -> bool:
+    probe = game.copy()
+    probe.play(move)
+    return probe.is_over
