@@ -134,6 +134,23 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return kind, options
 
 
+def with_option(spec: str, key: str, value: object) -> str:
+    """``spec`` with ``key=value`` set (added, or replacing the spec's own value).
+
+    Raises:
+        PlayerSpecError: a malformed spec.
+    """
+    kind, options = parse_spec(spec)
+    options[key] = str(value)
+    return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
+
+
+def accepts_option(spec: str, key: str) -> bool:
+    """Whether the kind of ``spec`` (registered) takes the option ``key``."""
+    entry = _KINDS.get(spec.strip().partition(":")[0].strip())
+    return entry is not None and key in entry.params
+
+
 NAME_KEY = "name"
 """The spec key every kind accepts: the player's short name (module docstring)."""
 

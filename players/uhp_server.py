@@ -4,7 +4,7 @@
 is ``scripts/uhp_engine.py``.
 
 Commands (docs/rules.md): ``info``, ``newgame [GameType|GameString]``, ``play MoveString``,
-``pass``, ``validmoves``, ``bestmove [time hh:mm:ss | depth N]``, ``undo [N]``,
+``pass``, ``validmoves``, ``bestmove [time hh:mm:ss | seconds S | depth N]``, ``undo [N]``,
 ``options [get Name | set Name Value]``, ``exit``. Every reply ends with ``ok``; a refused
 move is ``invalidmove <reason>``, any other failure ``err <message>``. Empty lines are
 ignored (no reply, as Mzinga does). End of input or ``exit`` ends with status 0.
@@ -20,6 +20,11 @@ for enums, Mzinga's format)::
                       own budget (a bare ``bestmove``: its ``default_budget``, e.g. the
                       ``sims`` of an ``alphazero`` spec) and stops early when time is up.
     Seed      int     seeds the player's random choices
+    Leaves    int     leaves per network call of an ``alphazero`` player (its ``leaves=``;
+                      0 = the spec's own or the default); other players ignore it
+
+``bestmove seconds S`` (S a decimal number of seconds, as nokamute takes it) is a time
+budget finer than ``time hh:mm:ss``.
 
 ``--player SPEC`` on the command line sets any player spec (``alphabeta:time=2``, ``uhp:...``).
 """
@@ -32,7 +37,7 @@ from dataclasses import dataclass, replace
 from hive_env import Game, HiveError
 
 from .base import Budget, Player, PlayerSpecError
-from .registry import kinds_without_required_params, make_player
+from .registry import accepts_option, kinds_without_required_params, make_player, with_option
 
 ENGINE_ID = "id hive-zero v0.1.0"
 CAPABILITIES = "Mosquito;Ladybug;Pillbug"
@@ -91,6 +96,7 @@ class UhpEngine:
             Option("MaxDepth", "int", 0, 0, 0, 60),
             Option("MaxTime", "double", DEFAULT_MAX_TIME, DEFAULT_MAX_TIME, 0.0, 86400.0),
             Option("Seed", "int", 0, 0, 0, 2**31 - 1),
+            Option("Leaves", "int", 0, 0, 0, 256),
         )}
         self.game: Game | None = None
         self._initial_spec = player_spec
@@ -188,16 +194,29 @@ class UhpEngine:
             if m and int(m.group(2)) < 60 and float(m.group(3)) < 60:
                 return Budget(time_s=int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
             raise CommandError(f"bestmove time needs hh:mm:ss, not {words[1]!r}")
+        if len(words) == 2 and words[0].lower() == "seconds":
+            try:
+                seconds = float(words[1])
+            except ValueError:
+                seconds = -1.0
+            if 0 < seconds <= 86400:
+                return Budget(time_s=seconds)
+            raise CommandError(f"bestmove seconds needs a number of seconds in (0, 86400], not {words[1]!r}")
         if len(words) == 2 and words[0].lower() == "depth":
             if words[1].isdigit() and 1 <= int(words[1]) <= 60:
                 return Budget(depth=int(words[1]))
             raise CommandError(f"bestmove depth needs a whole number 1..60, not {words[1]!r}")
-        raise CommandError(f"expected bestmove, bestmove time hh:mm:ss or bestmove depth N, not {args!r}")
+        raise CommandError("expected bestmove, bestmove time hh:mm:ss, bestmove seconds S or "
+                           f"bestmove depth N, not {args!r}")
 
     def _current_player(self) -> Player:
         if self._player is None:
+            spec = self._spec
+            leaves = int(self.options["Leaves"].value)  # type: ignore[call-overload]
             try:
-                self._player = make_player(self._spec, int(self.options["Seed"].value))  # type: ignore[arg-type]
+                if leaves and accepts_option(spec, "leaves"):
+                    spec = with_option(spec, "leaves", leaves)
+                self._player = make_player(spec, int(self.options["Seed"].value))  # type: ignore[arg-type]
             except PlayerSpecError as e:
                 raise CommandError(str(e)) from None
         return self._player
@@ -230,7 +249,7 @@ class UhpEngine:
                     if option.name == "Player":
                         same = value == self._initial_spec.partition(":")[0].strip()
                         self._spec = self._initial_spec if same else str(value)
-                    if option.name in ("Player", "Seed"):
+                    if option.name in ("Player", "Seed", "Leaves"):
                         self.close()  # rebuilt on the next bestmove
                 return [option.line()]
         raise CommandError(f"expected options, options get Name or options set Name Value, not {args!r}")

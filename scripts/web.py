@@ -25,20 +25,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--move-time", type=float, default=10.0,
                    help="seconds an engine move may take at most (default 10)")
     p.add_argument("--sims", type=int, default=None, help="simulations per move of the AlphaZero opponents")
+    p.add_argument("--leaves", type=int, default=None,
+                   help="leaves per network call of the AlphaZero opponents (default: the player's)")
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not 0 < args.port < 65536 or args.move_time <= 0 or (args.sims is not None and args.sims < 1):
-        print("hive-web: --port must be 1..65535, --move-time > 0 and --sims >= 1", file=sys.stderr)
+    if (not 0 < args.port < 65536 or args.move_time <= 0 or (args.sims is not None and args.sims < 1)
+            or (args.leaves is not None and not 1 <= args.leaves <= 256)):
+        print("hive-web: --port must be 1..65535, --move-time > 0, --sims >= 1 and --leaves 1..256",
+              file=sys.stderr)
         return 2
     import uvicorn
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
     from web import create_app
 
-    app = create_app(args.models, move_time=args.move_time, sims=args.sims)
+    app = create_app(args.models, move_time=args.move_time, sims=args.sims, leaves=args.leaves)
     if args.host in LOCAL_HOSTS:  # refuse pages of other sites that rebind their name to us
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "::1"])
     url = f"http://{'localhost' if args.host in LOCAL_HOSTS else args.host}:{args.port}/"

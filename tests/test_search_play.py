@@ -335,3 +335,31 @@ def _ends(game: Game, move: int) -> bool:
     probe = game.copy()
     probe.play(move)
     return probe.is_over
+
+
+def test_hive_uhp_leaves_option_and_seconds_budget(ckpt):
+    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=40,device=cpu")
+    try:
+        assert engine.handle("options get Leaves")[0] == "Leaves;int;0;0;0;256"
+        assert engine._current_player().config.leaves_per_tree == 1
+        assert engine.handle("options set Leaves 8")[0] == "Leaves;int;8;0;0;256"
+        player = engine._current_player()
+        assert player.config.leaves_per_tree == 8 and player.sims == 40  # the rest of the spec kept
+        engine.handle("newgame Base")
+        assert engine.handle("bestmove")[-1] == "ok" and player.last_sims == 40
+        player.clock = FakeClock(0.01)
+        assert not engine.handle("bestmove seconds 0.25")[0].startswith("err")
+        steps = steps_until(0.01, 0.25)
+        assert 4 * steps < player.last_sims <= 8 * steps  # up to 8 leaves a step (less on collisions)
+        for bad in ("bestmove seconds -1", "bestmove seconds soon", "options set Leaves 999"):
+            reply = engine.handle(bad)
+            assert reply[0].startswith("err") and reply[-1] == "ok", bad
+    finally:
+        engine.close()
+    engine = UhpEngine("greedy")  # players without leaves ignore the option
+    try:
+        engine.handle("options set Leaves 4")
+        engine.handle("newgame Base")
+        assert engine.handle("bestmove")[0] in {"wS1", "wB1", "wG1", "wA1", "wQ"}
+    finally:
+        engine.close()

@@ -28,7 +28,8 @@ BLACK_FIRST = ";".join(f"b{bug} {ref}" for bug in ("S1", "B1", "G1", "A1")
 KINDS = "alphabeta;alphazero;greedy;random"
 """The Player option's choices: the kinds that need no option (the shipped network for alphazero)."""
 OPTIONS = ["Player;enum;alphabeta;alphabeta;" + KINDS, "MaxDepth;int;0;0;0;60",
-           "MaxTime;double;60.0;60.0;0.0;86400.0", "Seed;int;0;0;0;2147483647"]
+           "MaxTime;double;60.0;60.0;0.0;86400.0", "Seed;int;0;0;0;2147483647",
+           "Leaves;int;0;0;0;256"]
 
 
 def reason(action: Callable[[], object]) -> str:
@@ -169,8 +170,9 @@ def _load(text: str) -> Callable[[], object]:
     ("bestmove time 00:99:00", "err bestmove time needs hh:mm:ss, not '00:99:00'"),
     ("bestmove depth 0", "err bestmove depth needs a whole number 1..60, not '0'"),
     ("bestmove depth x", "err bestmove depth needs a whole number 1..60, not 'x'"),
-    ("bestmove nodes 5", "err expected bestmove, bestmove time hh:mm:ss or bestmove depth N, not 'nodes 5'"),
-    ("options get Colour", "err unknown option 'Colour' (options: Player, MaxDepth, MaxTime, Seed)"),
+    ("bestmove nodes 5",
+     "err expected bestmove, bestmove time hh:mm:ss, bestmove seconds S or bestmove depth N, not 'nodes 5'"),
+    ("options get Colour", "err unknown option 'Colour' (options: Player, MaxDepth, MaxTime, Seed, Leaves)"),
     ("options set Player chess",
      "err Player must be one of alphabeta, alphazero, greedy, random, not 'chess'"),
     ("options set MaxDepth 61", "err MaxDepth must be between 0 and 60, not 61"),

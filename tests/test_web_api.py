@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from hive_env import Game
 from models.gnn import build_model
+from search.alphazero_player import DEFAULT_LEAVES
 from search.checkpoint import save_checkpoint
 from web import create_app
 
@@ -349,3 +350,14 @@ def test_hive_web_refuses_bad_arguments():
 
     assert main(["--port", "0"]) == 2
     assert main(["--sims", "0"]) == 2
+    assert main(["--leaves", "0"]) == 2
+
+
+def test_alphazero_opponents_take_the_servers_leaves(tmp_path):
+    app = create_app(tmp_path / "none", move_time=5.0, sims=16, leaves=4)
+    catalogue = app.state.catalogue
+    shipped = next(e for e in catalogue.entries() if e.kind == "alphazero")
+    player = catalogue.build(shipped)
+    assert player.config.leaves_per_tree == 4 and player.sims == 16
+    default = create_app(tmp_path / "none").state.catalogue.build(shipped)
+    assert default.config.leaves_per_tree == DEFAULT_LEAVES

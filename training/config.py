@@ -35,6 +35,7 @@ from models.gnn import SIZES, ModelConfig, model_config
 from players.base import PlayerSpecError
 from players.registry import check_spec
 from search.mcts import SearchConfig
+from search.network import BACKENDS as INFERENCE_BACKENDS
 
 from .selfplay import SelfPlayConfig
 from .trainer import TrainConfig
@@ -267,7 +268,7 @@ GROUPS: dict[str, type] = {"env": EnvConfig, "model": ModelSettings, "search": S
                            "ray": RayConfig}
 """Config group -> its dataclass."""
 
-TOP_LEVEL = ("seed", "device", "compile", "backend", "name", "run_dir")
+TOP_LEVEL = ("seed", "device", "compile", "backend", "inference", "name", "run_dir")
 """Settings outside the groups (fields of :class:`RunConfig`)."""
 
 
@@ -286,6 +287,9 @@ class RunConfig:
         compile: torch.compile the network in self-play and training (pays off on GPUs).
         backend: ``local`` (self-play processes on this machine) or ``ray`` (actors on a Ray
             cluster, configured by ``ray``; training.ray_backend).
+        inference: the self-play network's inference backend (``search.network.BACKENDS``;
+            ``auto``: numba on a CPU, with ``compile`` the compiled model for large batches;
+            ``torch`` forces the torch model). Workers load new weights into it in place.
         ray: the Ray cluster of ``backend: ray``.
         max_legal: legal-move slots M of the observations (hive_env.encode; not a setting).
     """
@@ -303,6 +307,7 @@ class RunConfig:
     device: str = "auto"
     compile: bool = False
     backend: str = "local"
+    inference: str = "auto"
     max_legal: int = MAX_LEGAL
 
 
@@ -413,6 +418,9 @@ def run_config(cfg: DictConfig) -> RunConfig:
     _check_device(top.get("device", "auto"))
     if top.get("backend", "local") not in BACKENDS:
         raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {top['backend']!r}")
+    if top.get("inference", "auto") not in INFERENCE_BACKENDS:
+        raise ConfigError(f"inference must be one of {', '.join(INFERENCE_BACKENDS)}, "
+                          f"got {top['inference']!r}")
     if top.get("backend") == "ray" and groups["selfplay"].workers < 1:
         raise ConfigError("selfplay.workers must be >= 1 with backend=ray (it is the number of actors)")
     sp, search = groups["selfplay"], groups["search"]

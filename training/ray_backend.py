@@ -106,24 +106,28 @@ class SelfPlayActor:
         self.where = {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
                       "pid": os.getpid()}
         self.selfplay: SelfPlay | None = None
+        self.evaluate = None
         self.step_loaded = -1
         self.pending: list = []
         self.batch = 0
 
     def _load(self, weights: dict[str, torch.Tensor], step: int, seed: int) -> None:
+        """The weights of ``step``: the first build the model and its evaluator, later ones are
+        loaded into them (nothing rebuilt or recompiled)."""
         from models.gnn import HiveGNN
 
-        model = HiveGNN(self.cfg.model)
-        model.load_state_dict(weights)
-        model.to(self.device)
-        evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
-                                  compile=self.cfg.compile)
         if self.selfplay is None:
+            model = HiveGNN(self.cfg.model)
+            model.load_state_dict(weights)
+            model.to(self.device)
+            self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
+                                           compile=self.cfg.compile, backend=self.cfg.inference)
             seed_everything(seed)
             self.selfplay = SelfPlay(self.cfg.selfplay, self.cfg.search, self.cfg.env.game_type,
-                                     self.cfg.env.ply_cap, evaluate, seed=seed)
+                                     self.cfg.env.ply_cap, self.evaluate, seed=seed)
         else:
-            self.selfplay.set_evaluate(evaluate)
+            self.evaluate.load_weights(weights)
+            self.selfplay.set_evaluate(self.evaluate)
         self.step_loaded = step
 
     def play(self, weights: list, step: int, seed: int) -> dict[str, Any]:

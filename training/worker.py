@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from search.checkpoint import load_model
-from search.network import make_evaluator, pick_device
+from search.checkpoint import load_model, read_checkpoint
+from search.network import Evaluator, make_evaluator, pick_device
 
 from .checkpoint import CheckpointStore
 from .replay import ReplayStore, Samples
@@ -45,6 +45,7 @@ class WorkerLoop:
         self.replay = ReplayStore(cfg.run_dir / "replay")
         self.step_loaded = -1
         self.selfplay: SelfPlay | None = None
+        self.evaluate: Evaluator | None = None
         self.pending: list = []
         seq = len([p for p in self.replay.shard_paths() if p.name.startswith(f"shard_{worker:03d}_")])
         self.seed = cfg.seed * 1000 + worker * 7919 + seq
@@ -58,14 +59,15 @@ class WorkerLoop:
         if latest is None:
             return False
         step, _ = latest
-        model, _ = load_model(self.ckpts.path(step), self.device)
-        evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
-                                  compile=self.cfg.compile)
         if self.selfplay is None:
+            model, _ = load_model(self.ckpts.path(step), self.device)
+            self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
+                                           compile=self.cfg.compile, backend=self.cfg.inference)
             self.selfplay = SelfPlay(self.cfg.selfplay, self.cfg.search, self.cfg.env.game_type,
-                                     self.cfg.env.ply_cap, evaluate, seed=self.seed)
-        else:
-            self.selfplay.set_evaluate(evaluate)
+                                     self.cfg.env.ply_cap, self.evaluate, seed=self.seed)
+        else:  # new weights into the same model and backend: nothing rebuilt or recompiled
+            self.evaluate.load_weights(read_checkpoint(self.ckpts.path(step))["model"])
+            self.selfplay.set_evaluate(self.evaluate)
         self.step_loaded = step
         return True
 

@@ -115,7 +115,8 @@ def _one_line(exc: RequestValidationError) -> str:
 
 def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: int | None = None,
                max_sessions: int = 64, idle_s: float = 3600.0, workers: int = 4,
-               device: str = "auto", engine_timeout: float | None = None) -> FastAPI:
+               device: str = "auto", engine_timeout: float | None = None,
+               leaves: int | None = None) -> FastAPI:
     """The app.
 
     Args:
@@ -124,12 +125,14 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         engine_timeout: seconds after which any engine still thinking is answered 504 and its
             move dropped (default ``2 * move_time + 5``).
         sims: simulations per move of the ``alphazero`` opponents (None: the player's default).
+        leaves: their leaves per network call (None: the player's default).
         max_sessions: games kept at once; idle_s: a game untouched this long is dropped.
         workers: threads for engines and analyses.
         device: where analysis networks run.
     """
     engine_timeout = engine_timeout or 2 * move_time + 5
-    catalogue = Catalogue(models_dir, move_time=move_time, **({"sims": sims} if sims else {}))
+    catalogue = Catalogue(models_dir, move_time=move_time, **({"sims": sims} if sims else {}),
+                          **({"leaves": leaves} if leaves else {}))
     store = SessionStore(catalogue, max_sessions=max_sessions, idle_s=idle_s)
     models = ModelCache(device)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-web")

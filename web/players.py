@@ -19,7 +19,7 @@ from pathlib import Path
 
 from models import shipped
 from players import Player, make_player
-from search.alphazero_player import DEFAULT_SIMS, AlphaZeroPlayer
+from search.alphazero_player import DEFAULT_LEAVES, DEFAULT_SIMS, AlphaZeroPlayer
 from search.checkpoint import CheckpointError, read_checkpoint
 
 HUMAN = "human"
@@ -70,12 +70,15 @@ class Catalogue:
         models_dir: directory searched recursively for ``*.pt`` checkpoints (may not exist).
         move_time: seconds an alpha-beta move may take at most (its iterative deepening stops).
         sims: simulations per move of the ``alphazero`` players.
+        leaves: their leaves per network call (``search.alphazero_player``).
     """
 
-    def __init__(self, models_dir: str | Path, move_time: float = 10.0, sims: int = DEFAULT_SIMS):
+    def __init__(self, models_dir: str | Path, move_time: float = 10.0, sims: int = DEFAULT_SIMS,
+                 leaves: int = DEFAULT_LEAVES):
         self.root = Path(models_dir).resolve()
         self.move_time = move_time
         self.sims = sims
+        self.leaves = leaves
         self._checked: dict[tuple[str, int, int], bool] = {}  # (path, mtime_ns, size) -> readable
         self._lock = threading.Lock()
         self._scan: tuple[float, list[Path]] = (-RESCAN_S, [])
@@ -176,6 +179,7 @@ class Catalogue:
                 spec += f",time={self.move_time:g}"
             return make_player(spec, seed=seed)
         try:
-            return AlphaZeroPlayer(entry.path, sims=self.sims, device="auto", seed=seed, name=entry.label)
+            return AlphaZeroPlayer(entry.path, sims=self.sims, device="auto", seed=seed, name=entry.label,
+                                   leaves=self.leaves)
         except (CheckpointError, OSError) as e:
             raise UnknownPlayerError(f"checkpoint of {entry.id!r} cannot be loaded: {e}") from None
