@@ -23,10 +23,12 @@ Results directory (``out``):
   more ``games_per_pairing`` (a finished arena grows: its games are kept, the new rounds are
   played, and ``config.json`` is updated; fewer is refused).
 - ``games.jsonl``: one JSON record per finished game (its UHP GameString, result, termination,
-  plies, players and colours, opening, seconds), appended, flushed and fsynced as each game
-  ends. A rerun reads it, skips the games it holds (by game id) and plays the rest; a truncated
-  last line (a crash mid-write: not JSON) is dropped, any other bad record (a field missing or of
-  the wrong type, a game not in the schedule) is an :class:`ArenaError` naming file and line.
+  plies, players and colours, opening, seconds, each move's seconds and search statistics),
+  appended, flushed and fsynced as each game ends. A rerun reads it, skips the games it holds
+  (by game id) and plays the rest; a truncated last line (a crash mid-write: not JSON) is
+  dropped, any other bad record (a field missing or of the wrong type, a game not in the
+  schedule) is an :class:`ArenaError` naming file and line. Records without the per-move fields
+  (written before they existed) are valid.
 - ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``arena.report``),
   written atomically at the end and on interruption.
 """
@@ -54,7 +56,7 @@ from tqdm import tqdm
 
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
 from hive_env.files import write_atomic
-from players import Budget, PlayerSpecError, make_player
+from players import Budget, PlayerSpecError, make_player, search_stats
 from players.uhp_client import UhpEngineError, UhpIllegalMoveError, clip
 
 from .config import CONFIG_VERSION, ArenaConfig, ArenaError, default_out_dir
@@ -107,10 +109,18 @@ def play_game(task: GameTask) -> dict[str, Any]:
     engine: also garbage, or no move), ``EngineError`` when an external engine fails (it cannot
     start, dies, times out, refuses a command or loses sync). Those records carry a short
     ``detail``. Other player errors propagate. ``white_score`` is 1, 0.5 or 0.
+
+    Time is measured around ``choose`` alone. ``move_seconds`` holds one entry per move played
+    after the opening, in play order (move ``k`` is ply ``plies - len(move_seconds) + k``, White's
+    on even plies), and ``move_stats`` beside it the mover's ``players.base.search_stats`` (e.g.
+    ``{"sims": 812}``), or null when it reports none. ``white_seconds`` and ``black_seconds`` are
+    each side's whole time, a last failed ``choose`` (an illegal move, an engine error) included.
     """
     start = time.perf_counter()
     game = Game.from_string(task.opening)
     spent = [0.0, 0.0]
+    move_seconds: list[float] = []
+    move_stats: list[dict[str, int] | None] = []
     players = []
     termination, white_score, detail = "", 0.5, ""
     side = 0
@@ -123,12 +133,16 @@ def play_game(task: GameTask) -> dict[str, Any]:
             try:
                 move = players[side].choose(game, task.budget)
             finally:
-                spent[side] += time.perf_counter() - tick
+                took = time.perf_counter() - tick
+                spent[side] += took
+            stats = search_stats(players[side])
             try:
                 game.play(int(move))
             except IllegalMoveError as e:
                 termination, detail = "IllegalMove", f"played {move}: {e}"
                 break
+            move_seconds.append(round(took, 4))
+            move_stats.append(stats or None)
     except UhpEngineError as e:  # an external engine's fault: its loss, and the arena goes on
         termination = "IllegalMove" if isinstance(e, UhpIllegalMoveError) else "EngineError"
         detail = str(e)
@@ -149,6 +163,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
               "result": result, "white_score": white_score, "termination": termination,
               "plies": game.ply, "seconds": round(time.perf_counter() - start, 4),
               "white_seconds": round(spent[0], 4), "black_seconds": round(spent[1], 4),
+              "move_seconds": move_seconds, "move_stats": move_stats,
               "seeds": list(task.seeds), "game_string": game.game_string()}
     if detail:
         record["detail"] = detail
@@ -330,8 +345,34 @@ _RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "seconds": (int, float), "white_seconds": (int, float), "black_seconds": (int, float), "seeds": list,
     "game_string": str,
 }
-"""Every field of a ``games.jsonl`` record (``detail`` is optional) and its JSON type."""
+"""Every field of a ``games.jsonl`` record (``detail`` is optional) and its JSON type.
+
+``move_seconds`` and ``move_stats`` are optional too (:func:`_check_moves`): records written before
+they existed stay valid, and the report leaves their per-move means unknown."""
 _SCORES = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
+
+
+def _check_moves(record: dict[str, Any]) -> str:
+    """What is wrong with a record's ``move_seconds`` / ``move_stats`` (``""``: fine or absent).
+
+    Both or neither; lists of one length, at most ``plies``; seconds finite numbers >= 0; each
+    stats entry null or an object of integers.
+    """
+    seconds, stats = record.get("move_seconds"), record.get("move_stats")
+    if seconds is None and stats is None:
+        return ""
+    if not isinstance(seconds, list) or not isinstance(stats, list):
+        return "game record with move_seconds or move_stats missing or not a list"
+    if len(seconds) != len(stats) or len(seconds) > record["plies"]:
+        return (f"game record with {len(seconds)} move_seconds, {len(stats)} move_stats "
+                f"and {record['plies']} plies")
+    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < float("inf")
+           for x in seconds):
+        return "game record with a bad 'move_seconds' entry"
+    if any(x is not None and not (isinstance(x, dict) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in x.values())) for x in stats):
+        return "game record with a bad 'move_stats' entry"
+    return ""
 
 
 def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, Any] | None, str]:
@@ -351,6 +392,9 @@ def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, An
             return {}, f"game record with a bad {key!r}: {clip(repr(value), 60)}"
     if "detail" in record and not isinstance(record["detail"], str):
         return {}, "game record with a bad 'detail'"
+    problem = _check_moves(record)
+    if problem:
+        return {}, problem
     task = by_id.get(record["id"])
     if task is None:
         return {}, f"game {clip(record['id'], 60)!r} is not in this arena's schedule"

@@ -16,9 +16,13 @@ the settings (``arena.config.default_out_dir``), so the same command resumes.
 **Equal time.** ``equal_time`` puts one time budget on every move of every player (the arena's
 ``time_s``, which overrides what the specs say): ``alphabeta`` then deepens iteratively until the
 time is up, ``alphazero`` searches until the time is up (its simulations follow from its speed),
-``uhp`` engines get ``bestmove time``, ``random`` and ``greedy`` ignore it. The depth rungs then
-all become the same player (alphabeta at that time), so by default an equal-time ladder has one
-alphabeta rung, the anchor (:data:`EQUAL_TIME_DEPTHS`).
+``uhp`` engines get that time (``bestmove seconds`` where the engine takes it, else
+``bestmove time`` in whole seconds, rounded up: ``players.uhp_client``), ``random`` and
+``greedy`` ignore it. The depth rungs then all become the same player (alphabeta at that time),
+so by default an equal-time ladder has one alphabeta rung, the anchor (:data:`EQUAL_TIME_DEPTHS`).
+What each player really spent is measured, not assumed: the result line gives the mean seconds
+(and simulations or nodes) per move of the player and the anchor, and ``ladder.json`` every
+player's (``per_move``; ``arena.report``).
 
 **What the interval rests on.** In a gauntlet every opponent plays only the player, so the
 games form a star: the maximum-likelihood Elo of the player relative to the anchor is fixed by
@@ -41,6 +45,7 @@ from hive_env.outcome import DEFAULT_PLY_CAP
 
 from .arena import ArenaConfig, ArenaReport, run_arena
 from .ratings import Z95
+from .report import STAT_KEYS
 
 DEPTHS = (1, 2, 3, 4)
 """The alphabeta rungs' depths."""
@@ -94,7 +99,9 @@ class LadderResult:
     """The player's Elo relative to the anchor, and its score against each opponent.
 
     ``scores`` maps each opponent spec to ``games``, ``wins``, ``draws``, ``losses`` and ``score``.
-    ``anchor_games`` are the games against the anchor (the interval rests on them).
+    ``anchor_games`` are the games against the anchor (the interval rests on them). ``per_move``
+    maps every player's spec to its mean ``seconds_per_move``, ``sims_per_move`` and
+    ``nodes_per_move`` over all its games (None: unknown).
     """
 
     player: str
@@ -107,10 +114,17 @@ class LadderResult:
     equal_time: float | None = None
     complete: bool = True
     scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_move: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def line(self) -> str:
-        """``ladder: PLAYER  Elo vs ANCHOR: +35 [-40, +110] (600 games, 100 vs ANCHOR)``."""
+        """``ladder: PLAYER  Elo vs ANCHOR: +35 [-40, +110] (600 games, 100 vs ANCHOR)``, then
+        (inside the brackets) the time a move with ``equal_time`` and what the player and the
+        anchor spent per move when known: ``; per move: PLAYER 0.1930 s 812 sims, ANCHOR ...``."""
         tail = f"; {self.equal_time:g} s a move each" if self.equal_time is not None else ""
+        spent = [f"{spec} {text}" for spec in (self.player, self.anchor)
+                 if (text := _per_move_text(self.per_move.get(spec, {})))]
+        if spent:
+            tail += f"; per move: {', '.join(spent)}"
         return (f"ladder: {self.player}  Elo vs {self.anchor}: {_signed(self.elo)} "
                 f"[{_signed(self.lo)}, {_signed(self.hi)}] ({self.games} games, "
                 f"{self.anchor_games} vs {self.anchor}{tail})")
@@ -120,7 +134,16 @@ class LadderResult:
         return {"summary": self.line(), "player": self.player, "anchor": self.anchor,
                 "elo": _finite(self.elo), "lo": _finite(self.lo), "hi": _finite(self.hi),
                 "games": self.games, "anchor_games": self.anchor_games, "equal_time": self.equal_time,
-                "complete": self.complete, "scores": self.scores}
+                "complete": self.complete, "scores": self.scores, "per_move": self.per_move}
+
+
+def _per_move_text(means: dict[str, float | None]) -> str:
+    """``0.1930 s 812 sims`` (seconds, then the statistics known); ``""`` without seconds."""
+    seconds = means.get("seconds_per_move")
+    if seconds is None:
+        return ""
+    known = [f"{value:.0f} {key}" for key in STAT_KEYS if (value := means.get(f"{key}_per_move")) is not None]
+    return " ".join([f"{seconds:.4f} s", *known])
 
 
 def _signed(x: float) -> str:
@@ -147,8 +170,11 @@ def ladder_result(report: ArenaReport) -> LadderResult:
                            "score": _finite(st.score, 4)}
               for i, j, st in report.pairings if i == 0}
     anchor_games = scores[anchor]["games"] if anchor in scores else 0
+    per_move = {players[i]: {key: _finite(value, 4 if key == "seconds_per_move" else 1)
+                             for key, value in means.items()}
+                for i, means in enumerate(report.per_move)}
     return LadderResult(players[0], anchor, elo, elo - Z95 * se, elo + Z95 * se, int(fit.games[0]),
-                        anchor_games, report.config.time_s, report.complete, scores)
+                        anchor_games, report.config.time_s, report.complete, scores, per_move)
 
 
 def write_ladder(result: LadderResult, out_dir: str | Path) -> Path:

@@ -4,6 +4,13 @@ Split from :mod:`arena.arena` (which schedules and plays the games): everything 
 list of game records into :class:`ArenaReport` tables (``arena.ratings``: Wilson score
 intervals with draws, maximum-likelihood Elo) and writes or prints them.
 
+**Time per move.** Each record keeps every move's seconds (measured around ``choose``) and the
+mover's search statistics (``players.base.search_stats``: ``sims``, ``nodes``); the tables give
+each player's mean seconds, simulations and nodes per move over all its recorded moves (the
+statistics over the moves that report them), and per pairing each side's, so an equal-time
+result shows that the time was equal. Unknown (old records, players that report nothing):
+blank in the CSVs, null in ``summary.json``.
+
 Players appear under their short names (``players.registry.short_names``: ``name=`` from the
 spec, or e.g. ``az@1200`` for a checkpoint) in tables, CSVs and progress text; ``ratings.csv``
 and ``summary.json`` also give each player's full spec (``spec``), and ``config.json`` and
@@ -16,6 +23,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +54,10 @@ class ArenaReport:
     complete: bool
     pairings: list[tuple[int, int, PairingStats]] = field(default_factory=list)
     fit: EloFit | None = None
+    per_move: list[dict[str, float]] = field(default_factory=list)
+    """Per player (``config.players`` order): :func:`MoveTotals.means` over all its games."""
+    pair_per_move: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+    """``(i, j)``: player ``i``'s means in its games against ``j``."""
     llr: float = 0.0
     decision: str | None = None
     decided_after: int = 0
@@ -110,6 +122,78 @@ class Tally:
         return "; ".join(parts)
 
 
+# ----- time and search per move ------------------------------------------------------------------
+STAT_KEYS = ("sims", "nodes")
+"""The search statistics the tables average per move (``players.base.search_stats``)."""
+
+
+class MoveTotals:
+    """Sums over one player's recorded moves: seconds, and each statistic with its move count."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+        self.seconds = 0.0
+        self.stat_sums = dict.fromkeys(STAT_KEYS, 0)
+        self.stat_moves = dict.fromkeys(STAT_KEYS, 0)
+
+    def add(self, seconds: float, stats: dict[str, int] | None) -> None:
+        self.moves += 1
+        self.seconds += seconds
+        for key in STAT_KEYS:
+            if stats and key in stats:
+                self.stat_sums[key] += stats[key]
+                self.stat_moves[key] += 1
+
+    def merge(self, other: MoveTotals) -> None:
+        self.moves += other.moves
+        self.seconds += other.seconds
+        for key in STAT_KEYS:
+            self.stat_sums[key] += other.stat_sums[key]
+            self.stat_moves[key] += other.stat_moves[key]
+
+    def means(self) -> dict[str, float]:
+        """``seconds_per_move``, ``sims_per_move``, ``nodes_per_move``: NaN where no move tells."""
+        out = {"seconds_per_move": self.seconds / self.moves if self.moves else math.nan}
+        for key in STAT_KEYS:
+            n = self.stat_moves[key]
+            out[f"{key}_per_move"] = self.stat_sums[key] / n if n else math.nan
+        return out
+
+
+def recorded_moves(record: dict[str, Any]) -> Iterator[tuple[int, float, dict[str, int] | None]]:
+    """``(player index, seconds, stats)`` of each move a record times (none for old records).
+
+    The moves are the game's last ``len(move_seconds)`` plies; White moves on even plies.
+    """
+    seconds = record.get("move_seconds")
+    if seconds is None:
+        return
+    first = record["plies"] - len(seconds)
+    movers = (record["white_index"], record["black_index"])
+    for k, (took, stats) in enumerate(zip(seconds, record["move_stats"], strict=True)):
+        yield movers[(first + k) % 2], took, stats
+
+
+def move_totals(records: list[dict[str, Any]]) -> dict[tuple[int, int], MoveTotals]:
+    """``(player, opponent)``: the player's totals over its moves in their games."""
+    totals: dict[tuple[int, int], MoveTotals] = {}
+    for record in records:
+        w, b = record["white_index"], record["black_index"]
+        for player, took, stats in recorded_moves(record):
+            totals.setdefault((player, b if player == w else w), MoveTotals()).add(took, stats)
+    return totals
+
+
+def per_move_means(n: int, records: list[dict[str, Any]]
+                   ) -> tuple[list[dict[str, float]], dict[tuple[int, int], dict[str, float]]]:
+    """Each of ``n`` players' means per move over all its games, and per ``(player, opponent)``."""
+    pairs = move_totals(records)
+    players = [MoveTotals() for _ in range(n)]
+    for (i, _), totals in pairs.items():
+        players[i].merge(totals)
+    return [t.means() for t in players], {key: t.means() for key, t in pairs.items()}
+
+
 def build_report(config: ArenaConfig, out_dir: Path, anchor: int, records: list[dict[str, Any]],
                  games_total: int, prior_draws: float = 1.0) -> ArenaReport:
     """Tables and ratings from the records so far."""
@@ -121,6 +205,7 @@ def build_report(config: ArenaConfig, out_dir: Path, anchor: int, records: list[
     points, games = tally(n, [(r["white_index"], r["black_index"], r["white_score"]) for r in records])
     report.fit = fit_elo(points, games, anchor=anchor, prior_draws=prior_draws)
     report.llr, report.decision, report.decided_after = counts.llr, counts.decision, counts.decided_after
+    report.per_move, report.pair_per_move = per_move_means(n, records)
     report.complete = report.decision is not None or len(records) >= games_total
     return report
 
@@ -143,16 +228,25 @@ def rating_rows(report: ArenaReport) -> list[dict[str, Any]]:
         rows.append({"rank": rank, "player": names[i], "elo": fit.elo[i], "elo_lo": fit.lo[i],
                      "elo_hi": fit.hi[i], "se": fit.se[i], "games": g, "points": float(fit.points[i]),
                      "score": fit.points[i] / g if g else math.nan, "anchor": i == report.anchor,
-                     "spec": players[i]})
+                     "spec": players[i], **_means(report.per_move, i)})
     return rows
+
+
+def _means(per_move: list[dict[str, float]], i: int) -> dict[str, float]:
+    """Player ``i``'s means per move, all NaN when unknown (a report built without them)."""
+    known = per_move[i] if i < len(per_move) else {}
+    return {key: known.get(key, math.nan) for key in MEAN_KEYS}
 
 
 def pairing_rows(report: ArenaReport) -> list[dict[str, Any]]:
     """One row per pairing, from the first player's side, by short names."""
-    players = report.names
+    players, pairs = report.names, report.pair_per_move
+    unknown = dict.fromkeys(MEAN_KEYS, math.nan)
     return [{"player": players[i], "opponent": players[j], "games": st.games, "wins": st.wins,
              "draws": st.draws, "losses": st.losses, "score": st.score, "score_lo": st.score_lo,
-             "score_hi": st.score_hi, "elo": st.elo, "elo_lo": st.elo_lo, "elo_hi": st.elo_hi}
+             "score_hi": st.score_hi, "elo": st.elo, "elo_lo": st.elo_lo, "elo_hi": st.elo_hi,
+             **pairs.get((i, j), unknown),
+             **{f"opponent_{k}": v for k, v in pairs.get((j, i), unknown).items()}}
             for i, j, st in report.pairings]
 
 
@@ -166,8 +260,12 @@ def _csv(rows: list[dict[str, Any]], formats: dict[str, str]) -> str:
     return buf.getvalue()
 
 
+MEAN_KEYS = ("seconds_per_move", *(f"{key}_per_move" for key in STAT_KEYS))
+"""The per-move columns of ``ratings.csv`` (and, also as ``opponent_...``, ``pairings.csv``)."""
+_MEAN_FORMATS = {"seconds_per_move": ".6f", "sims_per_move": ".1f", "nodes_per_move": ".1f"}
 _FLOATS = {"elo": ".2f", "elo_lo": ".2f", "elo_hi": ".2f", "se": ".2f", "score": ".4f", "score_lo": ".4f",
-           "score_hi": ".4f", "points": "g"}
+           "score_hi": ".4f", "points": "g", **_MEAN_FORMATS,
+           **{f"opponent_{k}": f for k, f in _MEAN_FORMATS.items()}}
 RATING_MODEL = ("Bradley-Terry (logistic Elo) by maximum likelihood, a draw counted as half a win and "
                 "half a loss, {prior} virtual draw(s) per played pairing as a prior; 95% intervals from "
                 "the observed information, relative to the anchor")
@@ -227,6 +325,11 @@ def sprt_verdict(report: ArenaReport) -> str:
     return f"{head}\n{state} after {report.games_done} games"
 
 
+_HEADERS = {"seconds_per_move": "s/move", "sims_per_move": "sims/move", "nodes_per_move": "nodes/move"}
+_SHOWN = {"seconds_per_move": ".4f", "sims_per_move": ".0f", "nodes_per_move": ".0f"}
+"""Printed tables: the per-move columns' headers and formats (a column only when some value is known)."""
+
+
 def format_report(report: ArenaReport) -> str:
     """The tables as text, for the terminal."""
     c, names = report.config, report.names
@@ -235,19 +338,26 @@ def format_report(report: ArenaReport) -> str:
     named = [f"  {n} = {spec}" for n, spec in zip(names, c.players, strict=True) if n != spec]
     if named:
         out += ["Players", *named, ""]
+    ratings = rating_rows(report)
+    shown = [k for k in MEAN_KEYS if any(math.isfinite(r[k]) for r in ratings)]
     out.append(f"Elo (maximum likelihood, 95% interval), anchor {names[report.anchor]} = 0")
     rows = [[str(r["rank"]), r["player"], _num(r["elo"], "+.0f"),
              "anchor" if r["anchor"] else _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
-             str(r["games"]), _num(100 * r["score"], ".1f") + ("%" if r["games"] else "")]
-            for r in rating_rows(report)]
-    out += [_table(["rank", "player", "Elo", "95% interval", "games", "score"], rows), ""]
+             str(r["games"]), _num(100 * r["score"], ".1f") + ("%" if r["games"] else ""),
+             *(_num(r[k], _SHOWN[k]) for k in shown)] for r in ratings]
+    out += [_table(["rank", "player", "Elo", "95% interval", "games", "score", *(_HEADERS[k] for k in shown)],
+                   rows), ""]
     out.append("Pairings (from the first player's side; score 95% interval: Wilson with draws)")
+    pairings = pairing_rows(report)
+    timed = any(math.isfinite(r["seconds_per_move"]) for r in pairings)
     rows = [[r["player"], r["opponent"], str(r["games"]), str(r["wins"]), str(r["draws"]), str(r["losses"]),
              _num(100 * r["score"], ".1f") + ("%" if r["games"] else ""),
              _interval(100 * r["score_lo"], 100 * r["score_hi"], ".1f"), _num(r["elo"], "+.0f"),
-             _interval(r["elo_lo"], r["elo_hi"], "+.0f")] for r in pairing_rows(report)]
+             _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
+             *(_num(r[k], ".4f") for k in ("seconds_per_move", "opponent_seconds_per_move") if timed)]
+            for r in pairings]
     out.append(_table(["player", "opponent", "games", "W", "D", "L", "score", "95% interval", "Elo",
-                       "95% interval"], rows))
+                       "95% interval", *(("s/move", "opp s/move") if timed else ())], rows))
     if c.mode == "sprt":
         out += ["", sprt_verdict(report)]
     return "\n".join(out)

@@ -1,6 +1,6 @@
 """Classical players and the UHP protocol (no torch).
 
-- ``base``: the :class:`Player` interface, :class:`Budget`, :class:`PlayerSpecError`
+- ``base``: the :class:`Player` interface, :class:`Budget`, :class:`PlayerSpecError`, ``search_stats``
 - ``registry``: spec strings (``kind:key=value,...``) -> players; kinds imported lazily by name
 - ``simple``: ``random`` and ``greedy``
 - ``heuristic``: the compiled Hive evaluation (queen pressure, mobility, pins)
@@ -9,7 +9,7 @@
 - ``uhp_server``: this project as a UHP engine (the ``hive-uhp`` state machine)
 """
 
-from .base import Budget, Player, PlayerSpecError, resolve_budget  # the interface
+from .base import Budget, Player, PlayerSpecError, resolve_budget, search_stats  # the interface
 from .registry import make_player, parse_spec, player_kinds, register_player  # specs -> players
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "player_kinds",
     "register_player",
     "resolve_budget",
+    "search_stats",
 ]

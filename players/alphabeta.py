@@ -18,7 +18,12 @@ Time control: numba code cannot read a clock, so the kernel stops after a node b
 Python runs the deepening loop: before each depth it turns the time left into a node budget
 from the measured speed (nodes per second). An aborted depth keeps the best root move among
 the root moves it finished (the previous depth's best is searched first, so this is never
-a move the search knows less about).
+a move the search knows less about). The speed is measured on searches that say something
+about it (:func:`_speed_sample`): a depth cut by its node budget (the kernel ran flat out),
+or one that finished at least :data:`NPS_MIN_NODES` nodes in at least 10 ms. A few nodes in a
+long time (a first call that loads the compiled kernels) would otherwise set the speed so low
+that every later budget stays too small to measure it again: depth 1 in a millisecond a move,
+whatever the time given.
 """
 
 from __future__ import annotations
@@ -59,6 +64,8 @@ MATE_BOUND = WIN_SCORE - 1000
 EXACT, LOWER, UPPER = 0, 1, 2
 DEFAULT_TT_BITS = 20
 """2**20 entries, about 18 MB."""
+NPS_MIN_NODES = 1000
+"""A finished depth measures the search speed only with at least this many nodes (and 10 ms)."""
 
 _NEIGH = NEIGH
 _N_HISTORY = PASS + 1
@@ -317,7 +324,7 @@ class AlphaBeta:
             spent = time.perf_counter() - t0
             nodes = int(self.stats[S_NODES])
             nodes_total += nodes
-            if spent > 0.01:
+            if _speed_sample(nodes, spent, bool(self.stats[S_ABORTED])):
                 self.nps = max(1000.0, nodes / spent)
             if self.stats[S_ABORTED]:
                 if self.stats[S_BEST] >= 0:
@@ -329,6 +336,14 @@ class AlphaBeta:
         best.nodes = nodes_total
         best.seconds = time.perf_counter() - start
         return best
+
+
+def _speed_sample(nodes: int, seconds: float, aborted: bool) -> bool:
+    """Whether one depth's ``nodes`` in ``seconds`` measure the search speed (module docstring):
+    a depth cut by its node budget, or a finished one of at least ``NPS_MIN_NODES`` in 10 ms."""
+    if seconds <= 0:
+        return False
+    return aborted or (nodes >= NPS_MIN_NODES and seconds > 0.01)
 
 
 class AlphaBetaPlayer:
@@ -347,13 +362,18 @@ class AlphaBetaPlayer:
         self.search = AlphaBeta(tt_bits=tt_bits, seed=seed)
         self.last: SearchResult | None = None
         """The last ``SearchResult`` (score, depth reached, nodes, seconds), for logs."""
+        self.last_stats: dict[str, int] = {}
+        """``{"nodes": N}``: the nodes the last ``choose`` searched, every depth of its iterative
+        deepening (an aborted last depth included); 0 for a forced move (``players.base``)."""
 
     def choose(self, game: Game, budget: Budget | None = None) -> int:
         check_in_progress(game)
+        self.last_stats = {}
         b = resolve_budget(budget, self.default_budget)
         if b.depth is None and b.time_s is None:
             b = self.default_budget  # e.g. a sims-only budget meant for AlphaZero
         self.last = self.search.search(game.board, game.hist, depth=b.depth, time_s=b.time_s)
+        self.last_stats = {"nodes": self.last.nodes}
         return self.last.move
 
     def close(self) -> None:

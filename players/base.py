@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from numbers import Integral
 from typing import Protocol, runtime_checkable
 
 from hive_env import Game
@@ -32,7 +33,16 @@ def resolve_budget(budget: Budget | None, default: Budget) -> Budget:
 
 @runtime_checkable
 class Player(Protocol):
-    """Chooses moves. ``choose`` never changes the game it is given."""
+    """Chooses moves. ``choose`` never changes the game it is given.
+
+    A player MAY also expose ``last_stats: dict[str, int]``, what its last ``choose`` searched:
+    ``{"sims": 812}`` (tree search simulations), ``{"nodes": 40213}`` (positions searched). It
+    must then set it on *every* ``choose`` (``{}`` for a move it did not search), so it never
+    describes an earlier move. The arena records it with each move's time (:func:`search_stats`
+    reads it), so a match at equal time shows what each side did with that time. Players that
+    cannot count honestly (external engines) have none. It is not a member of this protocol:
+    players without it are players all the same.
+    """
 
     name: str
 
@@ -43,6 +53,16 @@ class Player(Protocol):
     def close(self) -> None:
         """Release what the player holds (processes, memory)."""
         ...
+
+
+def search_stats(player: object) -> dict[str, int]:
+    """A copy of ``player.last_stats`` (the player's last ``choose``; see :class:`Player`), or
+    ``{}`` when it has none. Only string keys with integer values are kept (JSON-ready ints)."""
+    stats = getattr(player, "last_stats", None)
+    if not isinstance(stats, dict):
+        return {}
+    return {k: int(v) for k, v in stats.items()
+            if isinstance(k, str) and isinstance(v, Integral) and not isinstance(v, bool)}
 
 
 class PlayerSpecError(ValueError):

@@ -36,12 +36,15 @@ class GreedyPlayer:
         self.name = name
         self._rng = np.random.default_rng(seed)
         self._weights = DEFAULT_WEIGHTS if weights is None else np.ascontiguousarray(weights, dtype=np.int32)
+        self.last_stats: dict[str, int] = {}
+        """``{"nodes": N}``: the positions the last ``choose`` scored, one per legal move."""
 
     def choose(self, game: Game, budget: Budget | None = None) -> int:
         check_in_progress(game)
         moves = game.legal_moves()
         scores = np.empty(len(moves), dtype=np.int64)
         score_moves(game.board.copy(), game.hist.copy(), moves, self._weights, scores)
+        self.last_stats = {"nodes": len(moves)}
         best = np.flatnonzero(scores == scores.max())
         return int(moves[best[self._rng.integers(len(best))]])
 

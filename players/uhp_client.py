@@ -4,7 +4,11 @@ The engine runs as a subprocess speaking UHP on its stdin/stdout. Each ``choose`
 ``newgame <GameString of our game>``, so the engine sees exactly our position whatever it
 was asked before (no incremental state to drift), checks that the engine's reply names the
 same game type, state and turn, then asks ``bestmove depth N`` or ``bestmove time hh:mm:ss``
-and checks the answer is a legal move of our game.
+and checks the answer is a legal move of our game. UHP times are whole seconds, so a time with
+a fraction (an equal-time match at 0.2 s a move) is first asked as ``bestmove seconds 0.200``,
+nokamute's sub-second extension; an engine that refuses it gets ``bestmove time`` rounded up to
+whole seconds from then on (:attr:`UhpPlayer.subsecond` says which; the arena's records show the
+time each move really took).
 
 The engine is untrusted: a reader thread feeds its output (bytes, decoded as UTF-8 with
 replacement characters) to a bounded queue; a whole reply must arrive before a deadline and
@@ -57,10 +61,20 @@ class UhpIllegalMoveError(UhpEngineError):
     """The engine answered ``bestmove`` with something that is not one legal move of the game."""
 
 
+class UhpRefusedError(UhpEngineError):
+    """The engine answered a command with ``err`` or ``invalidmove`` (its reply was whole: it is
+    still in step)."""
+
+
 def format_time(seconds: float) -> str:
     """``hh:mm:ss`` for UHP ``bestmove time``, rounded up to whole seconds (at least 1)."""
     total = max(1, math.ceil(seconds))
     return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
+
+
+def format_seconds(seconds: float) -> str:
+    """Seconds to the millisecond (at least 1 ms) for ``bestmove seconds``, nokamute's extension."""
+    return f"{max(seconds, 0.001):.3f}"
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -126,6 +140,8 @@ class UhpPlayer:
         self._lines: queue.Queue[str | object | None] = queue.Queue(maxsize=MAX_REPLY_LINES + 8)
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._broken = False
+        self.subsecond: bool | None = None
+        """Whether the engine takes ``bestmove seconds`` (sub-second times); None: not asked yet."""
         try:
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, cwd=cwd, preexec_fn=_die_with_parent())
@@ -212,8 +228,27 @@ class UhpPlayer:
         reply = self._read_reply(timeout, repr(line))
         bad = [r for r in reply if r.startswith(("err", "invalidmove"))]
         if bad:
-            raise UhpEngineError(f"engine {self.name!r} refused {clip(line)!r}: {clip(bad[0])}")
+            raise UhpRefusedError(f"engine {self.name!r} refused {clip(line)!r}: {clip(bad[0])}")
         return reply
+
+    def _bestmove_time(self, seconds: float) -> tuple[str, list[str]]:
+        """Ask for a move within ``seconds``: the command sent and the reply.
+
+        Whole seconds: ``bestmove time hh:mm:ss``. A fraction: ``bestmove seconds S.sss`` while
+        the engine takes it (the first refusal switches to ``bestmove time``, rounded up).
+        """
+        wait = math.ceil(seconds) + self.timeout_s
+        if self.subsecond is not False and seconds != math.ceil(seconds):
+            command = f"bestmove seconds {format_seconds(seconds)}"
+            try:
+                reply = self._command(command, wait)
+            except UhpRefusedError:
+                self.subsecond = False
+            else:
+                self.subsecond = True
+                return command, reply
+        command = f"bestmove time {format_time(seconds)}"
+        return command, self._command(command, wait)
 
     # ----- the Player interface ------------------------------------------------------------------
     def choose(self, game: Game, budget: Budget | None = None) -> int:
@@ -238,11 +273,11 @@ class UhpPlayer:
                                  f"it has {_quote_lines(reply)}")
         b = resolve_budget(budget, self.default_budget)
         if b.depth is not None:
-            command, wait = f"bestmove depth {b.depth}", self.timeout_s
+            command = f"bestmove depth {b.depth}"
+            reply = self._command(command, self.timeout_s)
         else:
-            seconds = b.time_s if b.time_s is not None else 1.0
-            command, wait = f"bestmove time {format_time(seconds)}", math.ceil(seconds) + self.timeout_s
-        reply = [r for r in self._command(command, wait) if r.strip()]
+            command, reply = self._bestmove_time(b.time_s if b.time_s is not None else 1.0)
+        reply = [r for r in reply if r.strip()]
         if len(reply) != 1:
             raise UhpIllegalMoveError(f"engine {self.name!r} answered {command!r} with "
                                       f"{_quote_lines(reply)}, not one move")

@@ -74,7 +74,8 @@ def _ladder_parser(sub: argparse._SubParsersAction) -> None:
                        "--extra opponents) with fixed settings: seed (default 0), colours alternated in "
                        f"pairs, openings {ladder.OPENINGS}, ply cap {DEFAULT_PLY_CAP}. Prints the usual "
                        "report and one line: "
-                       f"PLAYER's Elo relative to {ladder.ANCHOR} with its 95% interval (also in "
+                       f"PLAYER's Elo relative to {ladder.ANCHOR} with its 95% interval and what PLAYER "
+                       "and the anchor spent per move (seconds, simulations or nodes; every player's in "
                        "ladder.json in the results directory). Rerunning the same command resumes.")
     arg = p.add_argument
     arg("player", metavar="PLAYER")

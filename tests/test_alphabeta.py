@@ -13,10 +13,11 @@ import pytest
 
 from hive_env import Game
 from hive_env.position import board_from_tiles
-from players import Player, make_player
-from players.alphabeta import MATE_BOUND, AlphaBeta
+from players import Budget, Player, make_player, search_stats
+from players.alphabeta import MATE_BOUND, AlphaBeta, AlphaBetaPlayer, _speed_sample
 from players.heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, make_weights, score_moves
 
+from helpers import MIDGAME
 from helpers import WIN_IN_ONE_TILE_MOVES as WIN_IN_ONE_MOVES
 from helpers import WIN_IN_ONE_TILES as WIN_IN_ONE
 
@@ -126,6 +127,35 @@ def test_forced_move_is_returned_without_search():
     assert result.move in legal
     with pytest.raises(ValueError, match="depth or a time"):
         search.search(game.board, game.hist)
+
+
+def test_the_player_reports_the_nodes_of_each_search():
+    game = Game.from_string(MIDGAME)
+    shallow, deep = (AlphaBetaPlayer(Budget(depth=d), tt_bits=16) for d in (1, 3))
+    assert search_stats(shallow) == {}  # nothing searched yet
+    shallow.choose(game)
+    deep.choose(game)
+    # depth 1: the root and each of its children once
+    assert search_stats(shallow) == {"nodes": 1 + len(game.legal_moves())} == {"nodes": shallow.last.nodes}
+    assert deep.last_stats["nodes"] > 10 * shallow.last_stats["nodes"]
+    other = position(THREAT)
+    shallow.choose(other)  # each choose replaces the count
+    assert shallow.last_stats == {"nodes": 1 + len(other.legal_moves())}
+    assert len(other.legal_moves()) != len(game.legal_moves())
+
+
+def test_a_slow_first_search_does_not_starve_later_time_limited_ones():
+    """A first call that loads the compiled kernels (26 nodes in 34 ms) set the speed estimate to its
+    floor, 1000 nodes/s; every later node budget then ran under 10 ms, too short to measure the speed
+    again, and alphabeta searched depth 1 in a millisecond a move whatever time it was given."""
+    assert not _speed_sample(26, 0.034, aborted=False)  # a cold start says nothing about the speed
+    assert _speed_sample(240, 0.0006, aborted=True) and _speed_sample(5000, 0.02, aborted=False)
+    game = Game.from_string(MIDGAME)
+    search = AlphaBeta(tt_bits=16)
+    search.nps = 1000.0  # as such a first call left it
+    search.search(game.board, game.hist, time_s=0.3)
+    result = search.search(game.board, game.hist, time_s=0.3)
+    assert search.nps > 5000 and result.depth >= 2 and result.nodes > 1000, (search.nps, result)
 
 
 def test_heuristic_is_antisymmetric_in_pressure_and_greedy_scores_wins():

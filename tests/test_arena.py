@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import arena.arena as arena_module
 from arena.arena import (
     ArenaConfig,
     ArenaError,
+    build_report,
     format_report,
     play_game,
     resolve_openings,
@@ -22,6 +24,7 @@ from arena.arena import (
 )
 from arena.openings import OpeningsError, load_openings, random_openings
 from arena.plot import checkpoint_step, plot_ratings
+from arena.report import pairing_rows, write_report
 from hive_env import PASS, Game
 
 from helpers import ROOT, WIN_IN_ONE
@@ -129,8 +132,30 @@ def test_play_game_record_replays():
     assert game.move_strings[:4] == Game.from_string(task.opening).move_strings
     assert record["white_score"] == {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}[game.state]
     assert record["result"] == {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}[record["white_score"]]
-    timing = {k: record[k] for k in ("seconds", "white_seconds", "black_seconds")}
+    timing = {k: record[k] for k in ("seconds", "white_seconds", "black_seconds", "move_seconds")}
     assert record == {**play_game(task), **timing}  # seeded: the same game again
+
+
+def test_records_keep_each_moves_time_and_search_stats():
+    config = gauntlet(2)
+    task = schedule(config, resolve_openings(config))[0]  # greedy White, random Black
+    record = play_game(task)
+    seconds, stats = record["move_seconds"], record["move_stats"]
+    opening_plies = Game.from_string(task.opening).ply
+    assert len(seconds) == len(stats) == record["plies"] - opening_plies > 0
+    assert all(isinstance(x, float) and x >= 0 for x in seconds)
+    white = [x for k, x in enumerate(seconds) if (opening_plies + k) % 2 == 0]
+    black = [x for k, x in enumerate(seconds) if (opening_plies + k) % 2 == 1]
+    # each move rounded to 0.1 ms: the sums agree with the sides' totals within that
+    assert sum(white) == pytest.approx(record["white_seconds"], abs=1e-4 * len(white) + 1e-4)
+    assert sum(black) == pytest.approx(record["black_seconds"], abs=1e-4 * len(black) + 1e-4)
+    # greedy scores one position per legal move; random reports nothing (null)
+    game = Game.from_string(task.opening)
+    for k, move in enumerate(Game.from_string(record["game_string"]).move_strings[opening_plies:]):
+        expected = {"nodes": len(game.legal_moves())} if game.side_to_move == 0 else None
+        assert stats[k] == expected, k
+        game.play(move)
+    assert json.loads(json.dumps(record)) == record  # JSON-ready as stored
 
 
 def test_ply_cap_is_a_draw_in_progress():
@@ -237,6 +262,14 @@ def test_resume_refuses_other_settings_and_corrupt_records(tmp_path):
     ({"game_string": None}, "without 'game_string'"),
     ({"white_index": 1, "black_index": 0}, "other player indices or round"),
     ({"white_score": 0.25}, "white_score 0.25 and result"),
+    ({"move_seconds": None}, "move_seconds or move_stats missing or not a list"),
+    ({"move_stats": {"nodes": 3}}, "move_seconds or move_stats missing or not a list"),
+    ({"move_seconds": [0.1], "move_stats": [None, None]}, "1 move_seconds, 2 move_stats"),
+    ({"move_seconds": [0.1] * 400, "move_stats": [None] * 400}, "400 move_seconds, 400 move_stats and"),
+    ({"move_seconds": [-0.1], "move_stats": [None]}, "a bad 'move_seconds' entry"),
+    ({"move_seconds": [True], "move_stats": [None]}, "a bad 'move_seconds' entry"),
+    ({"move_seconds": [0.1], "move_stats": [{"nodes": 1.5}]}, "a bad 'move_stats' entry"),
+    ({"move_seconds": [0.1], "move_stats": [7]}, "a bad 'move_stats' entry"),
 ])
 def test_resume_validates_whole_records_naming_file_and_line(tmp_path, change, message):
     # before: only id and players were checked, and a missing field failed later ("rerun to resume")
@@ -249,6 +282,23 @@ def test_resume_validates_whole_records_naming_file_and_line(tmp_path, change, m
         (tmp_path / "games.jsonl").write_text("\n".join(text) + "\n")  # a whole last line is checked too
         with pytest.raises(ArenaError, match=f"games.jsonl line {number}: .*{message}"):
             run_arena(gauntlet(2), tmp_path, progress=False)
+
+
+def test_old_records_without_move_fields_resume_and_report_unknown(tmp_path):
+    config = gauntlet(2)
+    run_arena(config, tmp_path, progress=False)
+    old = [{k: v for k, v in json.loads(line).items() if k not in ("move_seconds", "move_stats")}
+           for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    (tmp_path / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    replayed = []
+    report = run_arena(config, tmp_path, progress=False, on_record=replayed.append)
+    assert replayed == [] and report.complete and report.records == old
+    with open(tmp_path / "ratings.csv") as f:
+        ratings = list(csv.DictReader(f))
+    assert all(r[k] == "" for r in ratings for k in ("seconds_per_move", "sims_per_move", "nodes_per_move"))
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert all(r["seconds_per_move"] is None for r in summary["ratings"] + summary["pairings"])
+    assert "s/move" not in format_report(report)  # no column of blanks
 
 
 def test_parallel_workers_match_serial_and_resume(tmp_path):
@@ -298,6 +348,64 @@ def test_bad_settings_are_refused(tmp_path):
             run_arena(config, tmp_path / "x", progress=False)
     with pytest.raises(ArenaError, match="anchor"):
         run_arena(gauntlet(2), tmp_path / "y", anchor="alphabeta", progress=False)
+
+
+# ----- time and search per move -------------------------------------------------------------------
+TIMED_PLAYERS = ("alphabeta:depth=1", "random", "greedy")
+TIMED_RECORDS = [
+    # plies 4..7 after a 4-ply opening: alphabeta (White) on 4 and 6, random on 5 and 7
+    {"id": "0v1-r0-a", "white_index": 0, "black_index": 1, "white_score": 1.0, "round": 0, "plies": 8,
+     "move_seconds": [0.5, 0.25, 0.25, 0.75], "move_stats": [{"nodes": 100}, None, {"nodes": 300}, None]},
+    # colours swapped, timed from ply 5 (an odd start): alphabeta (Black) on 5, random on 6
+    {"id": "0v1-r0-b", "white_index": 1, "black_index": 0, "white_score": 0.5, "round": 0, "plies": 7,
+     "move_seconds": [0.75, 0.5], "move_stats": [{"nodes": 500, "sims": 7}, None]},
+    {"id": "0v2-r0-a", "white_index": 0, "black_index": 2, "white_score": 1.0, "round": 0, "plies": 5,
+     "move_seconds": [0.25], "move_stats": [{"nodes": 0}]},
+    # written before the per-move fields: counts for the score, not for the means
+    {"id": "0v2-r0-b", "white_index": 2, "black_index": 0, "white_score": 0.0, "round": 0, "plies": 30},
+]
+
+
+def test_report_means_per_move_from_records(tmp_path):
+    config = ArenaConfig("gauntlet", TIMED_PLAYERS, 2)
+    report = build_report(config, tmp_path, 1, TIMED_RECORDS, 4)
+    nan = float("nan")
+    # alphabeta: 0.5 + 0.25 + 0.75 + 0.25 s over 4 moves; nodes 100 + 300 + 500 + 0 over 4; sims 7 over 1
+    expected = [0.4375, 7.0, 225.0, 0.5, nan, nan, nan, nan, nan]  # exact in binary
+    got = [m[k] for m in report.per_move for k in ("seconds_per_move", "sims_per_move", "nodes_per_move")]
+    assert got == pytest.approx(expected, abs=0, rel=0, nan_ok=True)
+    pairs = {(r["player"], r["opponent"]): r for r in pairing_rows(report)}
+    vs_random, vs_greedy = pairs["alphabeta:depth=1", "random"], pairs["alphabeta:depth=1", "greedy"]
+    assert (vs_random["seconds_per_move"], vs_random["nodes_per_move"], vs_random["sims_per_move"]) == (
+        0.5, 300.0, 7.0)
+    assert vs_random["opponent_seconds_per_move"] == 0.5
+    assert (vs_greedy["seconds_per_move"], vs_greedy["nodes_per_move"]) == (0.25, 0.0)
+    assert math.isnan(vs_greedy["sims_per_move"]) and math.isnan(vs_greedy["opponent_seconds_per_move"])
+    write_report(report)
+    with open(tmp_path / "ratings.csv") as f:
+        ratings = {r["player"]: r for r in csv.DictReader(f)}
+    assert [(ratings[n]["seconds_per_move"], ratings[n]["sims_per_move"], ratings[n]["nodes_per_move"])
+            for n in TIMED_PLAYERS] == [("0.437500", "7.0", "225.0"), ("0.500000", "", ""), ("", "", "")]
+    assert ratings["random"]["elo"] == "0.00" and ratings["greedy"]["spec"] == "greedy"  # old columns kept
+    with open(tmp_path / "pairings.csv") as f:
+        rows = {r["opponent"]: r for r in csv.DictReader(f)}
+    assert (rows["random"]["seconds_per_move"], rows["random"]["opponent_seconds_per_move"],
+            rows["random"]["opponent_nodes_per_move"]) == ("0.500000", "0.500000", "")
+    assert (rows["greedy"]["nodes_per_move"], rows["greedy"]["opponent_seconds_per_move"]) == ("0.0", "")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    by_player = {r["player"]: r for r in summary["ratings"]}
+    assert by_player["alphabeta:depth=1"]["sims_per_move"] == 7.0
+    assert by_player["greedy"]["nodes_per_move"] is None
+    text = format_report(report)
+    ratings_table = text[text.index("rank  player"):text.index("\n\nPairings")].splitlines()
+    assert ratings_table[0].split()[-3:] == ["s/move", "sims/move", "nodes/move"]
+    assert [line.split()[1:] for line in ratings_table[1:]] == [
+        ["alphabeta:depth=1", "+120", "[-297,", "+537]", "4", "87.5%", "0.4375", "7", "225"],
+        ["random", "+0", "anchor", "2", "25.0%", "0.5000"],  # its unknown sims and nodes: blank
+        ["greedy", "-159", "[-832,", "+513]", "2", "0.0%"]]
+    pairings_table = text[text.index("Pairings"):].splitlines()[1:]
+    assert pairings_table[0].endswith("Elo  95% interval  s/move  opp s/move")
+    assert [line.split()[-2:] for line in pairings_table[1:]] == [["0.5000", "0.5000"], ["inf]", "0.2500"]]
 
 
 # ----- command line and plot ----------------------------------------------------------------------

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import require_tool
 
 import arena.arena as arena_module
 from arena.arena import build_report, default_out_dir, resolve_openings, schedule
@@ -24,7 +25,7 @@ AZ = "alphazero:ckpt=runs/x/checkpoints/best.pt,sims=64"
 RUNGS = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3",
          "alphabeta:depth=4")
 LINE = re.compile(r"^ladder: (\S+)  Elo vs (\S+): ([+-]\d+) \[([+-]\d+), ([+-]\d+)\] "
-                  r"\((\d+) games, (\d+) vs \2\)$")
+                  r"\((\d+) games, (\d+) vs \2(; .*)?\)$")
 
 
 def test_the_ladders_opponents_settings_and_anchor():
@@ -80,6 +81,13 @@ def test_a_tiny_ladder_writes_its_results_and_one_line_and_resumes(tmp_path, cap
     assert data["games"] == 4 and data["anchor_games"] == 2 and data["complete"]
     assert data["lo"] <= data["elo"] <= data["hi"] and f"{data['elo']:+.0f}" == m.group(3)
     assert set(data["scores"]) == {"greedy", ANCHOR}
+    # what each player spent a move: random reports no search, alphabeta its nodes
+    assert set(data["per_move"]) == {"random", "greedy", ANCHOR}
+    assert data["per_move"]["random"]["seconds_per_move"] >= 0
+    assert data["per_move"]["random"]["nodes_per_move"] is None
+    anchor = data["per_move"][ANCHOR]
+    assert anchor["nodes_per_move"] > 0 and anchor["sims_per_move"] is None
+    assert m.group(8).startswith("; per move: random ") and " nodes" in m.group(8)
     assert all(s["games"] == 2 and s["wins"] + s["draws"] + s["losses"] == 2 for s in data["scores"].values())
     # the ladder's numbers do not depend on the fit's anchor
     config = ladder_config("random", depths=(2,), games_per_pairing=2, ply_cap=20)
@@ -107,6 +115,57 @@ def test_ladder_result_interval_rests_on_the_games_against_the_anchor(tmp_path):
     score = (1.5 + 0.5) / (4 + 1)  # one virtual draw (the prior)
     assert result.elo == pytest.approx(400 * math.log10(score / (1 - score)))
     assert result.games == 8 and result.anchor_games == 4 and result.scores["greedy"]["score"] == 1.0
+
+
+def test_the_ladder_line_and_json_give_the_time_and_search_per_move(tmp_path):
+    config = ladder_config("random", depths=(2,), games_per_pairing=2, equal_time=0.25, ply_cap=20)
+    rec = {"id": "x", "white_index": 0, "black_index": 2, "white_score": 0.0, "round": 0, "plies": 7}
+    records = [dict(rec, move_seconds=[0.25, 0.125, 0.5], move_stats=[None, {"nodes": 300}, None]),
+               dict(rec, id="y", white_index=2, black_index=0, white_score=1.0,  # from ply 5: random first
+                    move_seconds=[0.25, 0.375], move_stats=[None, {"nodes": 100}])]
+    result = ladder_result(build_report(config, tmp_path, 2, records, 6))
+    # random: 0.25 + 0.5 + 0.25 s over 3 moves; alphabeta: 0.125 + 0.375 over 2, 400 nodes over 2
+    assert result.per_move["random"] == {"seconds_per_move": 0.3333, "sims_per_move": None,
+                                         "nodes_per_move": None}
+    assert result.per_move[ANCHOR] == {"seconds_per_move": 0.25, "sims_per_move": None,
+                                       "nodes_per_move": 200.0}
+    assert result.per_move["greedy"] == dict.fromkeys(("seconds_per_move", "sims_per_move", "nodes_per_move"))
+    assert result.line().endswith(f"(2 games, 2 vs {ANCHOR}; 0.25 s a move each; "
+                                  f"per move: random 0.3333 s, {ANCHOR} 0.2500 s 200 nodes)")
+    assert LINE.match(result.line())
+    assert result.to_json()["per_move"] == result.per_move
+    untimed = [{k: v for k, v in r.items() if k not in ("move_seconds", "move_stats")} for r in records]
+    line = ladder_result(build_report(config, tmp_path, 2, untimed, 6)).line()
+    assert line.endswith(f"(2 games, 2 vs {ANCHOR}; 0.25 s a move each)")  # nothing measured: nothing said
+
+
+def test_an_equal_time_ladder_with_an_external_engine(tmp_path, capsys, monkeypatch):
+    """``--equal-time`` reaches nokamute as its time a move (``bestmove seconds``: UHP's own
+    ``bestmove time`` would round 0.1 s up to 1 s), and the result shows what each side spent."""
+    nokamute = require_tool("nokamute")
+    monkeypatch.chdir(ROOT)
+    engine = f"uhp:cmd={nokamute},name=nokamute"
+    out = tmp_path / "ladder"
+    argv = ["ladder", "greedy", "--equal-time", "0.1", "--extra", engine, "--games-per-pairing", "2",
+            "--ply-cap", "16", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert LINE.match(lines[-1]) and "; 0.1 s a move each; per move: greedy " in lines[-1], lines[-1]
+    data = json.loads((out / "ladder.json").read_text())
+    assert data["scores"][engine]["games"] == 2 and data["complete"]
+    spent = data["per_move"]
+    assert set(spent) == {"greedy", "random", ANCHOR, engine}
+    # nokamute reports no search numbers; its time is its 0.1 s plus the per-move newgame, well under 1 s
+    assert spent[engine]["nodes_per_move"] is None and spent[engine]["sims_per_move"] is None
+    assert 0.05 < spent[engine]["seconds_per_move"] < 0.7, spent[engine]
+    assert spent[ANCHOR]["nodes_per_move"] > 0 and spent[ANCHOR]["seconds_per_move"] < 0.5
+    assert spent["greedy"]["nodes_per_move"] > 0
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    engine_games = [r for r in records if engine in (r["white"], r["black"])]
+    assert all(r["termination"] not in ("EngineError", "IllegalMove") for r in engine_games), engine_games
+    assert all(len(r["move_seconds"]) == r["plies"] - 4 for r in records)
+    table = "\n".join(lines)
+    assert "s/move  nodes/move" in table and "s/move  opp s/move" in table
 
 
 def test_a_bad_player_spec_is_one_line_and_exit_2(tmp_path):

@@ -6,6 +6,7 @@ import shlex
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from hive_env import Game
@@ -19,10 +20,11 @@ from players import (
     player_kinds,
     register_player,
     resolve_budget,
+    search_stats,
 )
 from players.alphabeta import AlphaBetaPlayer
 from players.simple import GreedyPlayer, RandomPlayer
-from players.uhp_client import UhpEngineError, UhpPlayer, format_time
+from players.uhp_client import UhpEngineError, UhpPlayer, format_seconds, format_time
 
 from helpers import MIDGAME, ROOT
 from helpers import UHP_ENGINE as ENGINE
@@ -140,6 +142,32 @@ def test_alphabeta_player_honours_a_time_budget():
     assert player.last.depth >= 2
 
 
+class _Stats:
+    name = "stats"
+
+    def __init__(self, last_stats: object):
+        self.last_stats = last_stats
+
+
+def test_search_stats_reads_what_a_player_reports_and_nothing_else():
+    assert search_stats(RandomPlayer()) == {}  # no search, no attribute
+    assert search_stats(_Stats(None)) == search_stats(_Stats([("nodes", 3)])) == {}
+    stats = _Stats({"sims": np.int64(812), "nodes": 4, "depth": True, "ratio": 0.5, 3: 1})
+    assert search_stats(stats) == {"sims": 812, "nodes": 4}  # ints only, as JSON-ready ints
+    assert type(search_stats(stats)["sims"]) is int
+    copy = search_stats(stats)
+    copy["nodes"] = 0
+    assert stats.last_stats["nodes"] == 4  # a copy: the record never shares the player's dict
+
+
+def test_greedy_reports_one_node_per_legal_move():
+    game = Game.from_string(MIDGAME)
+    player = GreedyPlayer()
+    assert search_stats(player) == {}
+    player.choose(game)
+    assert search_stats(player) == {"nodes": len(game.legal_moves())}
+
+
 def test_choose_on_a_finished_game_raises():
     game = Game.from_board(*board_from_tiles("Base", WIN_IN_ONE, 14))
     game.play("wB2 \\wQ")
@@ -157,6 +185,41 @@ def test_format_time():
     assert format_time(0.2) == "00:00:01"
     assert format_time(61) == "00:01:01"
     assert format_time(3725.5) == "01:02:06"
+    assert (format_seconds(0.2), format_seconds(1.25), format_seconds(0.0001)) == ("0.200", "1.250", "0.001")
+
+
+# An engine answering bestmove seconds with one move and bestmove time with another, so the move
+# tells which command it got; with "refuse", it refuses the first bestmove seconds (err), as UHP
+# engines without nokamute's extension do (a client that asked again would get wS1).
+TIME_ENGINE = """
+import sys
+refuse = sys.argv[1] == "refuse"
+print("id timer"); print("Mosquito;Ladybug;Pillbug"); print("ok", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if words[0] == "newgame":
+        print(line[8:].strip())
+    elif words[1:] == ["seconds", "0.200"]:
+        print("err unknown bestmove" if refuse else "wS1")
+        refuse = False
+    elif words[1:2] == ["time"]:
+        print("wG1" if words[2] == "00:00:01" else "wA1")
+    print("ok", flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["accept", "refuse"])
+def test_a_time_with_a_fraction_is_sent_to_the_millisecond_where_the_engine_takes_it(mode):
+    with UhpPlayer([sys.executable, "-c", TIME_ENGINE, mode], timeout_s=10) as engine:
+        game = Game()
+        assert engine.subsecond is None
+        assert game.move_string(engine.choose(game, Budget(time_s=2.0))) == "wA1"  # whole seconds: UHP's
+        assert engine.subsecond is None  # not asked
+        answers = {game.move_string(engine.choose(game, Budget(time_s=0.2))) for _ in range(2)}
+        if mode == "accept":  # bestmove seconds 0.200
+            assert answers == {"wS1"} and engine.subsecond is True
+        else:  # refused once, then bestmove time, rounded up to 00:00:01
+            assert answers == {"wG1"} and engine.subsecond is False
 
 
 def play_through_engine(uhp: Player, other: Player, uhp_white: bool, game_type: str, ply_cap: int) -> Game:
@@ -191,6 +254,7 @@ def test_uhp_player_with_a_searching_engine_and_depth_budget():
     try:
         assert record.move_string(player.choose(record)) == "wA2 /bQ"
         assert record.move_string(player.choose(record, Budget(time_s=0.5))) == "wA2 /bQ"
+        assert player.subsecond is False  # hive-uhp refused bestmove seconds: 0.5 s went as 00:00:01
         with pytest.raises(ValueError, match="GameString"):
             player.choose(game)  # a set-up position has no record to send
     finally:
