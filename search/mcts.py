@@ -185,7 +185,7 @@ class _Search:
     each phase (PUCT: one phase; padded with the total), phase [B] the current phase, last [B]
     the game's last phase, done [B] simulations performed;
     g [B, M] Gumbel noise and cand [B, M] int8 root candidates (Gumbel only); leaves: the
-    step's leaf rows.
+    step's leaf rows; params: the select kernel's settings.
     """
 
     boards: np.ndarray
@@ -201,6 +201,7 @@ class _Search:
     g: np.ndarray
     cand: np.ndarray
     leaves: LeafBatch
+    params: SelectParams
 
 
 class BatchedMCTS:
@@ -411,8 +412,10 @@ class BatchedMCTS:
         P = max(len(e) for e in ends)
         ends_arr = np.array([e + [e[-1]] * (P - len(e)) for e in ends], np.int64)
         last = np.array([len(e) - 1 for e in ends], np.int64)
+        params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
+                              float(cfg.virtual_loss), bool(cfg.gumbel))
         return _Search(boards, hists, n_legal, logits, values, rngs, ends_arr, np.zeros(B, np.int64), last,
-                       np.zeros(B, np.int64), g, cand, allocate_leaves(B * cfg.leaves_per_tree))
+                       np.zeros(B, np.int64), g, cand, allocate_leaves(B * cfg.leaves_per_tree), params)
 
     def _step(self, s: _Search, want: np.ndarray) -> None:
         """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
@@ -422,11 +425,10 @@ class BatchedMCTS:
         select = select_parallel if parallel else select_serial
         expand_backup = expand_backup_parallel if parallel else expand_backup_serial
         t0 = time.perf_counter()
-        self.tree = grow_tree(self.tree, int((self.tree.n_nodes + want).max()), self.tree.edge_capacity)
-        params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
-                              float(cfg.virtual_loss), bool(cfg.gumbel))
+        if int(self.tree.n_nodes.max()) + L > self.tree.node_capacity:  # room for L new nodes a game
+            self.tree = grow_tree(self.tree, int(self.tree.n_nodes.max()) + L, self.tree.edge_capacity)
         leaves = s.leaves
-        select(self.tree, s.boards, s.hists, want, leaves, params, s.cand)
+        select(self.tree, s.boards, s.hists, want, leaves, s.params, s.cand)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
             adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
@@ -437,14 +439,19 @@ class BatchedMCTS:
         k = need.size
         obs, moves = self._encoder.encode(leaves.boards[need])
         t2 = time.perf_counter()
-        logits = np.zeros((1, self.max_legal), np.float32)
-        values = np.zeros(1, np.float32)
         if k:
             logits, values = self._network(obs, leaves.boards[need])
+        else:
+            logits, values = np.zeros((1, self.max_legal), np.float32), np.zeros(1, np.float32)
         t3 = time.perf_counter()
         # Room for the new nodes' edges: the real legal-move counts, known only now.
-        extra = np.bincount(need // L, weights=obs["n_legal"], minlength=B).astype(np.int64)
-        self.tree = grow_tree(self.tree, self.tree.node_capacity, int((self.tree.n_edges + extra).max()))
+        if B == 1:
+            edges = int(self.tree.n_edges[0]) + int(obs["n_legal"].sum())
+        else:
+            extra = np.bincount(need // L, weights=obs["n_legal"], minlength=B).astype(np.int64)
+            edges = int((self.tree.n_edges + extra).max())
+        if edges > self.tree.edge_capacity:
+            self.tree = grow_tree(self.tree, self.tree.node_capacity, edges)
         expand_backup(self.tree, leaves, logits, values, moves, obs["legal_actions"], obs["n_legal"],
                       float(cfg.virtual_loss))
         _check_room(leaves)
