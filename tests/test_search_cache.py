@@ -1,0 +1,160 @@
+"""The search's evaluation cache (search.cache) and the kept root that is not evaluated again."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hive_env import Game
+from hive_env.board import LAST
+from hive_env.encode import observe_batch
+from search.cache import EvalCache, board_keys
+from search.mcts import BatchedMCTS, SearchConfig
+
+from helpers import MIDGAME, hashed_evaluate
+
+
+def play_all(game: Game, moves: list[int]) -> Game | None:
+    """``game`` after ``moves``, or None when one is illegal there or the game ends."""
+    game = game.copy()
+    for m in moves:
+        if game.is_over or m not in {int(x) for x in game.legal_moves()}:
+            return None
+        game.play(m)
+    return None if game.is_over else game
+
+
+def a_transposition(start: Game) -> tuple[Game, Game]:
+    """Two games from ``start`` that reach the same board by different move orders: White's
+    two moves swapped around the same Black replies (a deterministic search)."""
+    mine = [int(m) for m in start.legal_moves()]
+    for m1 in mine:
+        for m2 in mine:
+            if m1 >> 10 == m2 >> 10:  # the same piece: not independent
+                continue
+            g = play_all(start, [m1])
+            for r1 in ([int(x) for x in g.legal_moves()][:8] if g else []):
+                for r2 in [int(x) for x in g.legal_moves()][:8]:
+                    a = play_all(start, [m1, r1, m2, r2])
+                    b = play_all(start, [m2, r1, m1, r2])
+                    if a is not None and b is not None and (a.board == b.board).all():
+                        return a, b
+    raise AssertionError("no transposition found")
+
+
+def test_a_transposition_shares_its_key_and_other_boards_do_not():
+    a, b = a_transposition(Game.from_string(MIDGAME))
+    assert a.moves != b.moves
+    keys = board_keys(np.stack([a.board, b.board]))
+    assert keys[0] == keys[1]
+    children = []
+    for m in a.legal_moves()[:30]:
+        child = a.copy()
+        child.play(int(m))
+        children.append(child.board)
+    child_keys = board_keys(np.stack(children)).tolist()
+    assert len(set(child_keys)) == len(children) and keys[0] not in child_keys
+    changed = a.board.copy()
+    changed[LAST] = (changed[LAST] + 1) % 22
+    assert board_keys(changed[None])[0] != keys[0]  # the last moved piece matters (the Pillbug)
+
+
+class CountingNetwork:
+    """``hashed_evaluate`` that records the batch size of each call and every position's features."""
+
+    def __init__(self):
+        self.batches: list[int] = []
+        self.seen: list[bytes] = []
+
+    def __call__(self, obs):
+        self.batches.append(len(obs["n_legal"]))
+        self.seen += [features(obs, i) for i in range(len(obs["n_legal"]))]
+        return hashed_evaluate(obs)
+
+
+def features(obs, i: int) -> bytes:
+    n = int(obs["n_nodes"][i])
+    return obs["node_feat"][i, :n].tobytes() + obs["global_feat"][i].tobytes()
+
+
+def test_the_cache_asks_the_network_only_for_new_positions_and_returns_the_same():
+    games = [Game.from_string(MIDGAME), Game("Base"), Game.from_string(MIDGAME)]
+    boards = np.stack([g.board for g in games])
+    obs = observe_batch(boards)
+    net = CountingNetwork()
+    cache = EvalCache(10)
+    logits, values = cache.evaluate(net, obs, boards)
+    ref_logits, ref_values = hashed_evaluate(obs)
+    legal = np.arange(logits.shape[1])[None] < obs["n_legal"][:, None]
+    np.testing.assert_array_equal(logits[legal], ref_logits[legal])
+    np.testing.assert_array_equal(values, ref_values)
+    assert net.batches == [3] and len(cache) == 2  # the repeated position stored once
+    again = cache.evaluate(net, obs, boards)
+    assert net.batches == [3]  # all three from the cache
+    np.testing.assert_array_equal(again[0][legal], ref_logits[legal])
+    np.testing.assert_array_equal(again[1], ref_values)
+    assert (again[0][~legal] <= -1e8).all()
+    assert cache.hits == 3 and cache.misses == 3
+
+
+def test_the_cache_is_bounded_and_drops_the_oldest_first():
+    positions = [Game.from_string(MIDGAME)]
+    for m in positions[0].legal_moves()[:6]:
+        child = positions[0].copy()
+        child.play(int(m))
+        positions.append(child)
+    boards = np.stack([g.board for g in positions])
+    obs = observe_batch(boards)
+    net = CountingNetwork()
+    cache = EvalCache(4)
+    for i in range(len(positions)):
+        cache.evaluate(net, {k: v[i:i + 1] for k, v in obs.items()}, boards[i:i + 1])
+    assert len(cache) == 4
+    cache.evaluate(net, {k: v[-1:] for k, v in obs.items()}, boards[-1:])  # newest: kept
+    assert net.batches == [1] * len(positions)
+    cache.evaluate(net, {k: v[:1] for k, v in obs.items()}, boards[:1])  # oldest: dropped
+    assert net.batches == [1] * (len(positions) + 1)
+    off = EvalCache(0)
+    off.evaluate(net, obs, boards)
+    off.evaluate(net, obs, boards)
+    assert len(off) == 0 and net.batches[-2:] == [len(positions)] * 2
+
+
+def test_a_kept_expanded_root_is_not_evaluated_again():
+    game = Game.from_string(MIDGAME)
+    root = features(observe_batch(game.board[None]), 0)
+    for cache in (0, 1000):  # without the cache too: the root is simply not asked for
+        net = CountingNetwork()
+        mcts = BatchedMCTS(SearchConfig(sims=20, dirichlet_eps=0.0, eval_cache=cache), 1, 0, net)
+        mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+        assert net.seen[0] == root and net.seen.count(root) == 1
+        first = len(net.seen)
+        mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+        assert root not in net.seen[first:] and len(net.seen) > first  # new leaves only
+        assert mcts.root_visits(0) == 41
+
+
+def test_a_new_network_empties_the_cache():
+    game = Game.from_string(MIDGAME)
+    net = CountingNetwork()
+    mcts = BatchedMCTS(SearchConfig(sims=8, dirichlet_eps=0.0), 1, 0, net)
+    mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+    assert len(mcts.cache) > 0
+    mcts.evaluate = net  # the same evaluator with new weights: forget its old outputs
+    assert len(mcts.cache) == 0
+    mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+    assert len(mcts.cache) > 0
+    mcts.clear_cache()
+    assert len(mcts.cache) == 0
+
+
+def test_batched_and_separate_searches_agree_with_the_cache():
+    games = [Game.from_string(MIDGAME), Game("Base"), Game.from_string(MIDGAME)]
+    cfg = SearchConfig(sims=24)
+    boards = np.stack([g.board for g in games])
+    hists = np.stack([g.hist for g in games])
+    seeds = np.array([1, 2, 3])
+    batched = BatchedMCTS(cfg, 3, 0, hashed_evaluate).search(boards, hists, seeds, add_noise=True)
+    for i in range(3):
+        alone = BatchedMCTS(cfg, 1, 0, hashed_evaluate).search(boards[i:i + 1], hists[i:i + 1],
+                                                               seeds[i:i + 1], add_noise=True)
+        np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
