@@ -19,7 +19,7 @@ HAS_NVIDIA_SMI := $(shell command -v nvidia-smi >/dev/null 2>&1 && echo yes)
 TORCH_INDEX ?= $(if $(HAS_NVIDIA_SMI),,$(TORCH_CPU_INDEX))
 TORCH_PIP := $(if $(strip $(TORCH_INDEX)),--extra-index-url $(strip $(TORCH_INDEX)))
 
-.PHONY: setup browser train play test test-slow lint bench bench-backend ladder clean
+.PHONY: setup browser train play test test-slow lint bench bench-inference bench-backend ladder clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,12 @@ lint: setup
 bench: setup
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m scripts.bench_engine
+
+# The network's forward pass alone: positions/s per backend (eager, compile, onnx, numba), size and
+# batch on one CPU core; e.g. `make bench-inference ARGS="--device cuda --backends eager compile"`.
+bench-inference: setup
+	$(BIN)/python -m pip install -q -e ".[onnx]"
+	$(BIN)/python -m scripts.bench_inference $(ARGS)
 
 # Self-play positions/s with backend=local against backend=ray (a local Ray), one run.
 bench-backend: setup

@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from hive_env.board import BOARD_SIZE, POS
+from .leaves import BOARD_SIZE, POS
 
 NO_LOGIT = np.float32(-1e9)
 """The logit of a padding slot (``models.gnn.NEG_INF``; search never imports torch)."""

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from hive_env.board import BOARD_SIZE, DRAW, HIST, IN_PROGRESS, PLY, STATUS, play
+from hive_env.board import BOARD_SIZE, DRAW, HIST, IN_PROGRESS, PLY, POS, STATUS, play
 from hive_env.encode import (
     CHUNK,
     MAX_LEGAL,
@@ -36,7 +36,7 @@ from hive_env.outcome import adjudicate, is_real_draw, score_for, terminal_value
 
 from .tree import LEAF_TERMINAL
 
-__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "LeafBatch", "LeafEncoder", "adjudicate_leaves_",
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "POS", "LeafBatch", "LeafEncoder", "adjudicate_leaves_",
            "adjudicated_value", "allocate_leaves", "is_finished", "observe_roots", "play", "position_key",
            "previous_key", "terminal_value"]
 
