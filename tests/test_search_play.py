@@ -16,7 +16,7 @@ from hive_env.position import board_from_tiles
 from models.gnn import build_model
 from players import Budget, PlayerSpecError, make_player
 from players.uhp_server import UhpEngine
-from search.alphazero_player import TIME_SHARE
+from search.alphazero_player import DEFAULT_LEAVES, TIME_SHARE
 from search.checkpoint import save_checkpoint
 from search.leaves import adjudicated_value, play
 from search.mcts import BatchedMCTS, SearchConfig
@@ -121,8 +121,8 @@ def test_a_bare_choice_performs_the_specs_simulations(ckpt):
 def test_a_cap_that_does_not_bind_changes_nothing(ckpt):
     # Looking at the clock between steps changes nothing in the tree (PUCT, no noise).
     game = Game.from_string(MIDGAME)
-    plain = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu", seed=0)
-    capped = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu", seed=0)
+    plain = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu,leaves=1", seed=0)
+    capped = make_player(f"alphazero:ckpt={ckpt},sims=50,device=cpu,leaves=1", seed=0)
     capped.clock = FakeClock(1e-6)
     assert plain.choose(game) == capped.choose(game, Budget(sims=50, time_s=3600.0))
     assert plain.last_sims == capped.last_sims == 50
@@ -133,7 +133,7 @@ def test_a_cap_that_does_not_bind_changes_nothing(ckpt):
 def test_a_time_budget_searches_until_the_time_is_up(ckpt):
     # A fake clock moving 0.01 s a read: a 2 s budget (1.8 s of search) runs ~178 one-leaf steps,
     # far more than the ~113 simulations a time budget used to stop at, and than the spec's sims.
-    player = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu", seed=0)
+    player = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu,leaves=1", seed=0)
     player.clock = FakeClock(0.01)
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(time_s=2.0)) in game.legal_moves()
@@ -141,7 +141,7 @@ def test_a_time_budget_searches_until_the_time_is_up(ckpt):
 
 
 def test_a_time_cap_stops_a_huge_simulation_budget(ckpt):
-    player = make_player(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu", seed=0)
+    player = make_player(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu,leaves=1", seed=0)
     player.clock = FakeClock(0.1)
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(sims=10**7, time_s=0.5)) in game.legal_moves()
@@ -152,7 +152,7 @@ def test_a_time_cap_stops_a_huge_simulation_budget(ckpt):
 
 def test_a_time_cap_stops_a_gumbel_search_between_steps(ckpt):
     # A Gumbel schedule cannot be cut into chunks: the clock stops the one search instead.
-    player = make_player(f"alphazero:ckpt={ckpt},sims=10000000,gumbel=1,device=cpu", seed=0)
+    player = make_player(f"alphazero:ckpt={ckpt},sims=10000000,gumbel=1,device=cpu,leaves=1", seed=0)
     player.clock = FakeClock(0.1)  # read at 0.1 for the deadline (0.55), then after every step
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(sims=10**7, time_s=0.5)) in game.legal_moves()
@@ -160,7 +160,7 @@ def test_a_time_cap_stops_a_gumbel_search_between_steps(ckpt):
 
 
 def test_hive_uhp_bestmove_uses_the_players_sims_and_maxtime_only_caps(ckpt):
-    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=23,device=cpu")
+    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=23,device=cpu,leaves=1")
     try:
         player = engine._current_player()
         engine.handle("newgame Base")
@@ -173,7 +173,7 @@ def test_hive_uhp_bestmove_uses_the_players_sims_and_maxtime_only_caps(ckpt):
         assert player.last_sims == steps_until(0.1, 1.0)
     finally:
         engine.close()
-    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu")
+    engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=10000000,device=cpu,leaves=1")
     try:
         player = engine._current_player()
         player.clock = FakeClock(0.1)
@@ -341,7 +341,7 @@ def test_hive_uhp_leaves_option_and_seconds_budget(ckpt):
     engine = UhpEngine(f"alphazero:ckpt={ckpt},sims=40,device=cpu")
     try:
         assert engine.handle("options get Leaves")[0] == "Leaves;int;0;0;0;256"
-        assert engine._current_player().config.leaves_per_tree == 1
+        assert engine._current_player().config.leaves_per_tree == DEFAULT_LEAVES
         assert engine.handle("options set Leaves 8")[0] == "Leaves;int;8;0;0;256"
         player = engine._current_player()
         assert player.config.leaves_per_tree == 8 and player.sims == 40  # the rest of the spec kept
