@@ -4,7 +4,8 @@ numba compiles a kernel at its first call and caches the result in the keyed cac
 (``hive_env/_kernel_cache.py``); without this, a new user's first ``hive-perft``, ``hive-train``
 or ``HiveVecEnv`` waits about a minute. Each kernel family runs once on tiny inputs: the engine
 (perft), the vec env (serial and parallel steps), the tree search (serial and parallel
-kernels), the classical players (greedy, alpha-beta) and replay augmentation. A stamp file in the
+kernels), the classical players (greedy, alpha-beta), the numba inference backend (serial and
+game-parallel) and replay augmentation. A stamp file in the
 cache directory marks it done, so a second run returns at once (until a kernel's source changes,
 which starts a new cache directory). ``--force`` warms again.
 """
@@ -65,6 +66,13 @@ def warm() -> None:
     observe_batch_with_moves(samples.board[:1])
     observe_batch_with_moves(np.repeat(samples.board[:1], CHUNK + 1, axis=0))  # the prange encoder
     augment_samples(samples, rng.integers(0, N_SYMMETRIES, len(samples)).astype(np.int64))
+    from models.gnn import build_model
+    from search.fastnet import PARALLEL_MIN_BATCH, FastNet
+
+    fast = FastNet(build_model("tiny"))
+    obs, _ = observe_batch_with_moves(samples.board[:1])
+    fast(obs)
+    fast(observe_batch_with_moves(np.repeat(samples.board[:1], PARALLEL_MIN_BATCH, axis=0))[0])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,10 +39,10 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import torch
 
+from hive_env import Game
 from models import shipped
 from players.base import Budget, PlayerSpecError, check_in_progress
 
@@ -50,9 +50,6 @@ from .checkpoint import load_model
 from .leaves import play, position_key, previous_key
 from .mcts import BatchedMCTS, SearchConfig, SearchResult
 from .network import make_evaluator, pick_device
-
-if TYPE_CHECKING:
-    from hive_env import Game
 
 DEFAULT_SIMS = 200
 DEFAULT_LEAVES = 4
@@ -119,6 +116,14 @@ class AlphaZeroPlayer:
         self.rate = FIRST_RATE
         self._keep = kept_config(self.config, sims)
         self._mcts: BatchedMCTS | None = None
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Search the empty board once now (a few milliseconds once the kernels are cached), so
+        that loading or compiling the kernels never falls inside a timed move."""
+        game = Game("Base")
+        BatchedMCTS(replace(self.config, sims=2 * self.config.leaves_per_tree), 1, game.expansions,
+                    self.evaluate).search(game.board[None], game.hist[None], [0], add_noise=False)
 
     def _kept_tree(self, game: Game, keep: SearchConfig | None = None) -> BatchedMCTS:
         """The search, its tree following ``game``: kept when its root is the current position or

@@ -216,6 +216,12 @@ def _mean_rows(x: np.ndarray, out: np.ndarray) -> None:
             out[0, j] /= n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row(k: int, void: int) -> int:
+    """The row of neighbour index ``k`` (-1: no node, the void row)."""
+    return void if k < 0 else k
+
+
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
 def _forward_game(g, node_feat, neighbours, n_nodes, global_feat, legal_src, legal_dst, n_legal, w,
                   logits, values):
@@ -237,22 +243,25 @@ def _forward_game(g, node_feat, neighbours, n_nodes, global_feat, legal_src, leg
     hidden = np.empty((n, 2 * C), np.float32)
     ctx = np.empty((1, C), np.float32)
     per_game = np.empty((1, 2 * C), np.float32)
-    nb = np.empty((6, C), np.float32)
     for layer in range(L):
         _layer_norm(h, w.ln_w[layer], w.ln_b[layer], eps, x[:n])
         x[n, :] = w.void[layer]
         for i in range(n):
-            for d in range(6):
-                k = neighbours[g, i, d]
-                src = n if k < 0 else k
-                for j in range(C):
-                    nb[d, j] = x[src, j]
+            # The six neighbours' rows (row n: the void vector), read in place.
+            r0 = x[_row(neighbours[g, i, 0], n)]
+            r1 = x[_row(neighbours[g, i, 1], n)]
+            r2 = x[_row(neighbours[g, i, 2], n)]
+            r3 = x[_row(neighbours[g, i, 3], n)]
+            r4 = x[_row(neighbours[g, i, 4], n)]
+            r5 = x[_row(neighbours[g, i, 5], n)]
+            xi = x[i]
+            li = local[i]
             for j in range(C):
-                local[i, j] = x[i, j]
-                local[i, C + j] = nb[0, j] + nb[1, j] + nb[2, j] + nb[3, j] + nb[4, j] + nb[5, j]
-                local[i, 2 * C + j] = (nb[0, j] * nb[1, j] + nb[1, j] * nb[2, j] + nb[2, j] * nb[3, j]
-                                       + nb[3, j] * nb[4, j] + nb[4, j] * nb[5, j] + nb[5, j] * nb[0, j])
-                local[i, 3 * C + j] = 2.0 * (nb[0, j] * nb[3, j] + nb[1, j] * nb[4, j] + nb[2, j] * nb[5, j])
+                a0, a1, a2, a3, a4, a5 = r0[j], r1[j], r2[j], r3[j], r4[j], r5[j]
+                li[j] = xi[j]
+                li[C + j] = a0 + a1 + a2 + a3 + a4 + a5
+                li[2 * C + j] = a0 * a1 + a1 * a2 + a2 * a3 + a3 * a4 + a4 * a5 + a5 * a0
+                li[3 * C + j] = np.float32(2.0) * (a0 * a3 + a1 * a4 + a2 * a5)
         _mean_rows(x[:n], ctx)
         _linear_(ctx, w.w1_ctx[layer], w.b1[layer], per_game, False)
         for i in range(n):
