@@ -21,8 +21,9 @@ from models.gnn import NEG_INF, HiveGNN, expected_value
 
 from .inputs import NETWORK_INPUTS, to_tensors, trim
 
-__all__ = ["BACKENDS", "COMPILED_MIN_BATCH", "NETWORK_INPUTS", "Evaluator", "make_evaluator", "maybe_compile",
-           "pick_device", "resolve_backend", "to_tensors", "trim", "uniform_evaluate"]
+__all__ = ["BACKENDS", "COMPILED_MIN_BATCH", "NETWORK_INPUTS", "NUMBA_ALWAYS_WIDTH", "Evaluator",
+           "make_evaluator", "maybe_compile", "pick_device", "resolve_backend", "to_tensors", "trim",
+           "uniform_evaluate"]
 
 
 def pick_device(device: str = "auto") -> torch.device:
@@ -64,14 +65,20 @@ BACKENDS = ("auto", "torch", "numba", "onnx")
 """Inference backends: ``torch`` (the model itself, eager or ``torch.compile``), ``numba`` (the
 packed forward pass compiled from the exported weights, CPU), ``onnx`` (ONNX Runtime, CPU,
 optional dependency: ``pip install onnxruntime onnx``); ``auto`` picks the fastest that the
-tests prove equal to torch, by ``scripts.bench_inference``: on a CPU in float32 numba, except
-that with ``compile`` batches of :data:`COMPILED_MIN_BATCH` or more go to the compiled torch
-model (its GEMMs win there: self-play); torch elsewhere (CUDA, bfloat16)."""
+tests prove equal to torch, as ``scripts.bench_inference`` measured it on one CPU core: numba
+on a CPU in float32 (every batch for networks up to :data:`NUMBA_ALWAYS_WIDTH` wide; for wider
+ones, with ``compile``, batches of :data:`COMPILED_MIN_BATCH` or more go to the compiled torch
+model, whose GEMMs win there), torch elsewhere (CUDA, bfloat16)."""
 
-COMPILED_MIN_BATCH = 32
-"""With ``backend=auto`` and ``compile`` on a CPU: the batch size from which the compiled torch
-model is faster than numba (``scripts.bench_inference``: at batch 64 the tiny network runs
-~2x faster compiled; at batch 1-8 numba runs 5-10x faster than either torch path)."""
+NUMBA_ALWAYS_WIDTH = 64
+"""Up to this width (the tiny and small sizes) numba beats the compiled model at every batch on a
+CPU core (tiny: 13.7x eager at batch 1, 2.6x at 64, compiled 2.1x; small: 6.1x and 2.1x,
+compiled 1.6x); self-play of the cpu preset: 148 positions/s with numba, 115 compiled."""
+
+COMPILED_MIN_BATCH = 8
+"""With ``backend=auto`` and ``compile`` on a CPU, for networks wider than
+:data:`NUMBA_ALWAYS_WIDTH`: the batch size from which the compiled model is faster (the default
+size: numba 2.5x eager at batch 1, compiled 1.4x; at batch 8 numba 1.0x, compiled 1.4x)."""
 
 
 def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> str:
@@ -96,7 +103,8 @@ class Evaluator:
     Attributes:
         backend: the backend that runs small batches (``resolve_backend``).
         large_batch_torch: batches of :data:`COMPILED_MIN_BATCH` or more run on the compiled
-            torch model (``auto`` with ``compile`` on a CPU).
+            torch model (``auto`` with ``compile`` on a CPU, networks wider than
+            :data:`NUMBA_ALWAYS_WIDTH`).
         model: the torch model, the source of truth. New weights: :meth:`load_weights` (or
             ``model.load_state_dict`` then :meth:`refresh`); torch reads the parameters at
             each call, numba and onnx copy them. Nothing is rebuilt or recompiled.
@@ -168,7 +176,8 @@ def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: boo
     """
     device = torch.device(device) if isinstance(device, str) else device
     resolved = resolve_backend(backend, device, bf16)
-    split = backend == "auto" and resolved == "numba" and compile
+    split = (backend == "auto" and resolved == "numba" and compile
+             and model.config.width > NUMBA_ALWAYS_WIDTH)
     return Evaluator(model, device, bf16, compile, resolved, large_batch_torch=split)
 
 

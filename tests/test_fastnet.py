@@ -115,19 +115,21 @@ def test_auto_picks_numba_on_the_cpu_and_the_option_forces_torch():
         make_evaluator(model, device="cuda", backend="numba")
 
 
-def test_auto_with_compile_sends_large_batches_to_torch(monkeypatch):
+def test_auto_with_compile_sends_large_batches_of_wide_networks_to_torch(monkeypatch):
     import search.network
 
-    model = network("tiny", randomised=True, seed=6)
     monkeypatch.setattr(search.network, "maybe_compile", lambda m, compile: m)  # the routing, not inductor
+    for size in ("tiny", "small"):  # numba wins at every batch
+        narrow = make_evaluator(network(size, randomised=False), compile=True)
+        assert narrow.backend == "numba" and not narrow.large_batch_torch
+    model = network("default", randomised=True, seed=6)
     evaluate = make_evaluator(model, compile=True)
     assert evaluate.backend == "numba" and evaluate.large_batch_torch
     calls = []
     real = evaluate._torch
     monkeypatch.setattr(evaluate, "_torch", lambda obs: calls.append(len(obs["n_legal"])) or real(obs))
-    big = {k: np.concatenate([v] * (COMPILED_MIN_BATCH // len(v) + 1)) for k, v in
-           real_observations("Base").items()}
-    small = rows(big, slice(0, 4))
+    big = rows(real_observations("Base"), slice(0, COMPILED_MIN_BATCH))
+    small = rows(big, slice(0, COMPILED_MIN_BATCH - 1))
     reference = make_evaluator(model, backend="torch")
     assert_same(evaluate(small), reference(small), small)
     assert calls == []

@@ -288,7 +288,8 @@ class RunConfig:
         backend: ``local`` (self-play processes on this machine) or ``ray`` (actors on a Ray
             cluster, configured by ``ray``; training.ray_backend).
         inference: the self-play network's inference backend (``search.network.BACKENDS``;
-            ``auto``: numba on a CPU, with ``compile`` the compiled model for large batches;
+            ``auto``: numba on a CPU, with ``compile`` the compiled model for batches of 8 or
+            more of networks wider than ``small``;
             ``torch`` forces the torch model). Workers load new weights into it in place.
         ray: the Ray cluster of ``backend: ray``.
         max_legal: legal-move slots M of the observations (hive_env.encode; not a setting).
