@@ -79,6 +79,44 @@ def real_game_positions(game_type: str, every: int = 5) -> list[Game]:
     return out
 
 
+GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
+
+
+def sample_network(size: str, randomised: bool, seed: int = 0):
+    """A freshly initialised ``HiveGNN`` of ``size`` (eval mode), or one whose every parameter
+    is moved off its initial value (LayerNorm scales and shifts and void vectors are ones and
+    zeros when fresh): what inference backends are held to the torch model on."""
+    import torch
+
+    from models.gnn import build_model
+
+    torch.manual_seed(seed)
+    model = build_model(size).eval()
+    if randomised:
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if "norm" in name and name.endswith("weight"):
+                    p.add_(torch.randn_like(p) * 0.3)
+                elif "norm" in name or name.endswith("void"):
+                    p.add_(torch.randn_like(p) * 0.5)
+                else:
+                    p.add_(torch.randn_like(p) * 0.02)
+    return model
+
+
+def assert_same_outputs(got, want, obs: dict, tol: float = 1e-4) -> None:
+    """An inference backend's ``(logits, values)`` equal the reference's within ``tol`` on every
+    legal slot, with NEG_INF (-1e9) past each position's legal moves."""
+    logits, values = got
+    ref_logits, ref_values = want
+    assert logits.dtype == np.float32 and values.dtype == np.float32
+    assert logits.shape == obs["legal_src"].shape and values.shape == (obs["legal_src"].shape[0],)
+    legal = np.arange(logits.shape[1])[None, :] < obs["n_legal"][:, None]
+    assert np.abs(logits[legal] - ref_logits[legal]).max() <= tol
+    assert (logits[~legal] == np.float32(-1e9)).all() and (ref_logits[~legal] == np.float32(-1e9)).all()
+    assert np.abs(values - ref_values).max() <= tol
+
+
 def hashed_evaluate(obs: dict) -> tuple[np.ndarray, np.ndarray]:
     """A deterministic fake network for search tests: a game's output depends only on its own
     observation row (so batched and separate searches must agree)."""

@@ -13,31 +13,11 @@ import pytest
 import torch
 
 from hive_env.encode import observe_batch
-from models.gnn import NEG_INF, SIZES, build_model
+from models.gnn import SIZES
 from search.fastnet import FastNet, export_weights
 from search.network import COMPILED_MIN_BATCH, make_evaluator, resolve_backend
 
-from helpers import real_game_positions
-
-GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
-
-
-def network(size: str, randomised: bool, seed: int = 0):
-    """A freshly initialised network, or one whose every parameter is moved off its initial
-    value (LayerNorm scales and shifts and void vectors are ones and zeros when fresh)."""
-    torch.manual_seed(seed)
-    model = build_model(size).eval()
-    if randomised:
-        with torch.no_grad():
-            for name, p in model.named_parameters():
-                if "norm" in name and name.endswith("weight"):
-                    p.add_(torch.randn_like(p) * 0.3)
-                elif "norm" in name or name.endswith("void"):
-                    p.add_(torch.randn_like(p) * 0.5)
-                else:
-                    p.add_(torch.randn_like(p) * 0.02)
-    return model
-
+from helpers import GAME_TYPES, assert_same_outputs, real_game_positions, sample_network
 
 _OBS: dict = {}
 
@@ -54,42 +34,31 @@ def rows(obs: dict[str, np.ndarray], index) -> dict[str, np.ndarray]:
     return {k: v[index] for k, v in obs.items()}
 
 
-def assert_same(got, want, obs):
-    logits, values = got
-    ref_logits, ref_values = want
-    assert logits.dtype == np.float32 and values.dtype == np.float32
-    assert logits.shape == obs["legal_src"].shape and values.shape == (obs["legal_src"].shape[0],)
-    legal = np.arange(logits.shape[1])[None, :] < obs["n_legal"][:, None]
-    assert np.abs(logits[legal] - ref_logits[legal]).max() <= 1e-4
-    assert (logits[~legal] == np.float32(NEG_INF)).all()
-    assert np.abs(values - ref_values).max() <= 1e-4
-
-
 @pytest.mark.parametrize("randomised", [False, True], ids=["fresh", "trained-like"])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_numba_equals_torch_on_real_games_of_every_type(size, randomised):
-    model = network(size, randomised)
+    model = sample_network(size, randomised)
     fast = FastNet(model)
     torch_net = make_evaluator(model, backend="torch")
     for game_type in GAME_TYPES:
         obs = real_observations(game_type)
         assert obs["n_nodes"].min() < obs["n_nodes"].max()  # positions of different sizes
-        assert_same(fast(obs), torch_net(obs), obs)
+        assert_same_outputs(fast(obs), torch_net(obs), obs)
         one = rows(obs, slice(-1, None))  # batch 1: the last, most crowded position
-        assert_same(fast(one), torch_net(one), one)
+        assert_same_outputs(fast(one), torch_net(one), one)
 
 
 def test_game_parallel_kernel_and_large_batches():
-    model = network("small", randomised=True, seed=3)
+    model = sample_network("small", randomised=True, seed=3)
     fast = FastNet(model)
     torch_net = make_evaluator(model, backend="torch")
     obs = {k: np.concatenate([v, v[::-1]]) for k, v in real_observations("Base+MLP").items()}
     assert obs["legal_src"].shape[0] >= 32  # the parallel kernel's batches
-    assert_same(fast(obs), torch_net(obs), obs)
+    assert_same_outputs(fast(obs), torch_net(obs), obs)
 
 
 def test_outputs_do_not_depend_on_the_batch_a_position_is_in():
-    fast = FastNet(network("tiny", randomised=True, seed=4))
+    fast = FastNet(sample_network("tiny", randomised=True, seed=4))
     obs = real_observations("Base+MLP")
     logits, values = fast(obs)
     for i in (0, 7, len(values) - 1):
@@ -99,7 +68,7 @@ def test_outputs_do_not_depend_on_the_batch_a_position_is_in():
 
 
 def test_auto_picks_numba_on_the_cpu_and_the_option_forces_torch():
-    model = network("tiny", randomised=True, seed=5)
+    model = sample_network("tiny", randomised=True, seed=5)
     assert resolve_backend("auto", torch.device("cpu")) == "numba"
     assert resolve_backend("auto", torch.device("cpu"), bf16=True) == "torch"
     assert resolve_backend("auto", torch.device("cuda")) == "torch"
@@ -108,7 +77,7 @@ def test_auto_picks_numba_on_the_cpu_and_the_option_forces_torch():
     forced = make_evaluator(model, backend="torch")
     assert forced.backend == "torch" and forced._impl is None
     obs = real_observations("Base+ML")
-    assert_same(auto(obs), forced(obs), obs)
+    assert_same_outputs(auto(obs), forced(obs), obs)
     with pytest.raises(ValueError, match="unknown inference backend 'tpu'"):
         make_evaluator(model, backend="tpu")
     with pytest.raises(ValueError, match="runs on the CPU only"):
@@ -120,9 +89,9 @@ def test_auto_with_compile_sends_large_batches_of_wide_networks_to_torch(monkeyp
 
     monkeypatch.setattr(search.network, "maybe_compile", lambda m, compile: m)  # the routing, not inductor
     for size in ("tiny", "small"):  # numba wins at every batch
-        narrow = make_evaluator(network(size, randomised=False), compile=True)
+        narrow = make_evaluator(sample_network(size, randomised=False), compile=True)
         assert narrow.backend == "numba" and not narrow.large_batch_torch
-    model = network("default", randomised=True, seed=6)
+    model = sample_network("default", randomised=True, seed=6)
     evaluate = make_evaluator(model, compile=True)
     assert evaluate.backend == "numba" and evaluate.large_batch_torch
     calls = []
@@ -131,28 +100,28 @@ def test_auto_with_compile_sends_large_batches_of_wide_networks_to_torch(monkeyp
     big = rows(real_observations("Base"), slice(0, COMPILED_MIN_BATCH))
     small = rows(big, slice(0, COMPILED_MIN_BATCH - 1))
     reference = make_evaluator(model, backend="torch")
-    assert_same(evaluate(small), reference(small), small)
+    assert_same_outputs(evaluate(small), reference(small), small)
     assert calls == []
-    assert_same(evaluate(big), reference(big), big)
+    assert_same_outputs(evaluate(big), reference(big), big)
     assert calls == [len(big["n_legal"])]
 
 
 def test_load_weights_reaches_the_backend_without_rebuilding_it():
-    model = network("tiny", randomised=True, seed=7)
+    model = sample_network("tiny", randomised=True, seed=7)
     evaluate = make_evaluator(model, backend="numba")
     impl = evaluate._impl
     obs = real_observations("Base+P")
     before = evaluate(obs)[1].copy()
-    new = network("tiny", randomised=True, seed=8).state_dict()
+    new = sample_network("tiny", randomised=True, seed=8).state_dict()
     evaluate.load_weights(new)
     assert evaluate._impl is impl  # the same kernels, new weights
     assert not np.allclose(evaluate(obs)[1], before)
-    assert_same(evaluate(obs), make_evaluator(network("tiny", randomised=True, seed=8), backend="torch")(obs),
-                obs)
+    reference = make_evaluator(sample_network("tiny", randomised=True, seed=8), backend="torch")
+    assert_same_outputs(evaluate(obs), reference(obs), obs)
 
 
 def test_export_copies_the_weights():
-    model = network("tiny", randomised=False)
+    model = sample_network("tiny", randomised=False)
     weights = export_weights(model)
     with torch.no_grad():
         model.embed_node.weight.add_(1.0)

@@ -6,37 +6,18 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
 from hive_env.encode import observe_batch  # noqa: E402
-from models.gnn import NEG_INF, SIZES, build_model  # noqa: E402
+from models.gnn import SIZES  # noqa: E402
 from search.network import make_evaluator  # noqa: E402
 from search.onnx_backend import OnnxNet  # noqa: E402
 
-from helpers import real_game_positions  # noqa: E402
+from helpers import GAME_TYPES, assert_same_outputs, real_game_positions, sample_network  # noqa: E402
 
-GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
 TEST_SIZES = [s for s in SIZES if s != "large"]
-
-
-def network(size: str, randomised: bool, seed: int = 0):
-    """A freshly initialised network, or one whose LayerNorms and void vectors (ones and zeros
-    at initialisation) and other parameters are randomised."""
-    torch.manual_seed(seed)
-    model = build_model(size).eval()
-    if randomised:
-        with torch.no_grad():
-            for name, p in model.named_parameters():
-                if "norm" in name and name.endswith("weight"):
-                    p.add_(torch.randn_like(p) * 0.3)
-                elif "norm" in name or name.endswith("void"):
-                    p.add_(torch.randn_like(p) * 0.5)
-                else:
-                    p.add_(torch.randn_like(p) * 0.02)
-    return model
 
 
 _OBS: dict = {}
@@ -53,49 +34,37 @@ def observations(game_type: str, batch: int, seed: int) -> dict[str, np.ndarray]
     return _OBS[key]
 
 
-def assert_same(got, want, obs):
-    logits, values = got
-    ref_logits, ref_values = want
-    assert logits.dtype == np.float32 and values.dtype == np.float32
-    assert logits.shape == obs["legal_src"].shape and values.shape == (obs["legal_src"].shape[0],)
-    legal = np.arange(logits.shape[1])[None, :] < obs["n_legal"][:, None]
-    np.testing.assert_allclose(logits[legal], ref_logits[legal], rtol=1e-5, atol=1e-4)
-    assert (logits[~legal] == np.float32(NEG_INF)).all()
-    assert (ref_logits[~legal] == np.float32(NEG_INF)).all()
-    np.testing.assert_allclose(values, ref_values, rtol=1e-5, atol=1e-4)
-
-
 @pytest.mark.parametrize("randomised", [False, True], ids=["fresh", "randomised"])
 @pytest.mark.parametrize("size", TEST_SIZES)
 def test_onnx_equals_torch_on_every_game_type(size, randomised):
-    model = network(size, randomised)
+    model = sample_network(size, randomised)
     onnx_net = OnnxNet(model)
     torch_net = make_evaluator(model, backend="torch")
     for i, game_type in enumerate(GAME_TYPES):
         for batch in (1, 5):
             obs = observations(game_type, batch, seed=i)
-            assert_same(onnx_net(obs), torch_net(obs), obs)
+            assert_same_outputs(onnx_net(obs), torch_net(obs), obs)
 
 
 def test_large_batches_and_the_evaluator_backend():
-    model = network("tiny", randomised=True, seed=1)
+    model = sample_network("tiny", randomised=True, seed=1)
     evaluate = make_evaluator(model, backend="onnx")
     assert evaluate.backend == "onnx" and isinstance(evaluate._impl, OnnxNet)
     torch_net = make_evaluator(model, backend="torch")
     for batch in (8, 64):
         obs = observations("Base+MLP", batch, seed=batch)
         assert obs["n_nodes"].min() < obs["n_nodes"].max()
-        assert_same(evaluate(obs), torch_net(obs), obs)
+        assert_same_outputs(evaluate(obs), torch_net(obs), obs)
     # New weights reach the session through refresh.
     obs = observations("Base+MLP", 8, seed=8)
     before = evaluate(obs)[1].copy()
-    model.load_state_dict(network("tiny", randomised=True, seed=2).state_dict())
+    model.load_state_dict(sample_network("tiny", randomised=True, seed=2).state_dict())
     evaluate.refresh()
     assert not np.allclose(evaluate(obs)[1], before)
-    assert_same(evaluate(obs), torch_net(obs), obs)
+    assert_same_outputs(evaluate(obs), torch_net(obs), obs)
 
 
 def test_missing_onnxruntime_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(ImportError, match="pip install onnxruntime onnx"):
-        OnnxNet(network("tiny", randomised=False))
+        OnnxNet(sample_network("tiny", randomised=False))

@@ -254,7 +254,7 @@ def test_uhp_player_with_a_searching_engine_and_depth_budget():
     try:
         assert record.move_string(player.choose(record)) == "wA2 /bQ"
         assert record.move_string(player.choose(record, Budget(time_s=0.5))) == "wA2 /bQ"
-        assert player.subsecond is False  # hive-uhp refused bestmove seconds: 0.5 s went as 00:00:01
+        assert player.subsecond is True  # hive-uhp takes bestmove seconds: 0.5 s went as 0.500
         with pytest.raises(ValueError, match="GameString"):
             player.choose(game)  # a set-up position has no record to send
     finally:
