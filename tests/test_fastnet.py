@@ -35,7 +35,8 @@ def rows(obs: dict[str, np.ndarray], index) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("randomised", [False, True], ids=["fresh", "trained-like"])
-@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("size", [s if s in ("tiny", "small") else pytest.param(s, marks=pytest.mark.slow)
+                                  for s in SIZES])  # default and large: make test-slow
 def test_numba_equals_torch_on_real_games_of_every_type(size, randomised):
     model = sample_network(size, randomised)
     fast = FastNet(model)

@@ -11,13 +11,14 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
 from hive_env.encode import observe_batch  # noqa: E402
-from models.gnn import SIZES  # noqa: E402
 from search.network import make_evaluator  # noqa: E402
 from search.onnx_backend import OnnxNet  # noqa: E402
 
 from helpers import GAME_TYPES, assert_same_outputs, real_game_positions, sample_network  # noqa: E402
 
-TEST_SIZES = [s for s in SIZES if s != "large"]
+TEST_SIZES = ["tiny", *(pytest.param(s, marks=pytest.mark.slow) for s in ("small", "default"))]
+"""Sizes the ONNX backend is checked on (small and default in ``make test-slow``; numba, the
+backend ``auto`` picks, is checked on every size)."""
 
 
 _OBS: dict = {}
