@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     os.environ[compile_notice.NOTICE_ENV] = "1"  # this line says it instead
     print(f"compiling the engine's kernels into {directory or 'numba default cache'} "
-          "(once, about a minute)...", flush=True)
+          "(once, one to two minutes)...", flush=True)
     start = time.perf_counter()
     warm()
     if stamp is not None:

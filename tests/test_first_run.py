@@ -26,7 +26,7 @@ def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     drop = (NOTICE_ENV, "NUMBA_CACHE_DIR", "XDG_CACHE_HOME")
     clean = {k: v for k, v in os.environ.items() if k not in drop}
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**clean, **env}, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=600)  # a cold warm-up compiles every kernel: ~2 min under load
 
 
 # ----- the first-compile notice ----------------------------------------------------------------------
