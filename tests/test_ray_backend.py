@@ -182,7 +182,7 @@ def test_actors_forced_onto_a_second_node_produce_the_shards(tmp_path, loopback_
 def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
     run_dir = tmp_path / "kill"
     proc = hive_train(run_dir, "backend=ray", "ray.num_cpus=2", "selfplay.workers=2", "ray.worker_cpus=1",
-                      "train.steps=200", "train.checkpoint_every=50", *SHORT)  # most data after the kill
+                      "train.steps=400", "train.checkpoint_every=100", *SHORT)  # most data after the kill
     try:
         first = run_dir / "replay" / "shard_001_000000.npz"
         assert wait_for(proc, first.exists, timeout=600, poll=0.2), proc.communicate()[0][-3000:]
@@ -200,7 +200,7 @@ def test_a_killed_actor_is_restarted_and_no_shard_is_lost_or_doubled(tmp_path):
     pids = {int(s["actor_pid"]) for s in by_worker[1]}
     assert victim in pids and len(pids) == 2  # the actor before and after its restart
     _, state = load_model(run_dir / "checkpoints" / "final.pt")
-    assert state["step"] == 200
+    assert state["step"] == 400
 
 
 @pytest.mark.slow
