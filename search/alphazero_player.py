@@ -125,17 +125,15 @@ class AlphaZeroPlayer:
         BatchedMCTS(replace(self.config, sims=2 * self.config.leaves_per_tree), 1, game.expansions,
                     self.evaluate).search(game.board[None], game.hist[None], [0], add_noise=False)
 
-    def _kept_tree(self, game: Game, keep: SearchConfig | None = None) -> BatchedMCTS:
+    def _kept_tree(self, game: Game) -> BatchedMCTS:
         """The search, its tree following ``game``: kept when its root is the current position or
         the position just before the opponent's last move (then that move's subtree), else reset.
-        ``keep`` sizes the kept tree's limit (``SearchConfig.node_limit``; default: the last
-        move's)."""
-        keep = keep or self._keep
+        The kept tree's limit follows ``self._keep`` (``kept_config`` of the current budget)."""
         if self._mcts is None or self._mcts.expansions != game.expansions:
             self._mcts = BatchedMCTS(replace(self.config, sims=min(self.sims, TREE_SIMS)), 1,
                                      game.expansions, self.evaluate)
         mcts = self._mcts
-        mcts.config = keep
+        mcts.config = self._keep
         kept = int(mcts.root_key[0])
         if kept == position_key(game.board, game.hist):
             return mcts
@@ -148,10 +146,11 @@ class AlphaZeroPlayer:
             mcts.advance(0, slot, game.board, game.hist)
         return mcts
 
-    def _search(self, mcts: BatchedMCTS, game: Game, sims: int, keep: SearchConfig,
+    def _search(self, mcts: BatchedMCTS, game: Game, sims: int,
                 stop: Callable[[], bool] | None = None) -> SearchResult:
         """One search of ``sims`` simulations on the kept tree (``stop`` may end it early)."""
         seed = (self.seed * 1_000_003 + game.ply) % (2**31)
+        keep = mcts.config
         mcts.config = replace(self.config, sims=sims)
         try:
             return mcts.search(game.board[None], game.hist[None], [seed], add_noise=False, stop=stop)
@@ -181,21 +180,20 @@ class AlphaZeroPlayer:
             sims = int(budget.sims)
         elif time_s and (budget is None or budget.depth is None):
             sims = None  # a time budget: search until the time is up
-        expected = sims if sims is not None else int(self.rate * TIME_SHARE * float(time_s)) + 1
-        if sims is not None and time_s:
-            expected = min(expected, int(self.rate * TIME_SHARE * float(time_s)) + 1)
-        self._keep = keep = kept_config(self.config, expected)
-        mcts = self._kept_tree(game, keep)
+        by_time = int(self.rate * TIME_SHARE * float(time_s)) + 1 if time_s else None
+        expected = min(x for x in (sims, by_time) if x is not None)
+        self._keep = kept_config(self.config, expected)
+        mcts = self._kept_tree(game)
         stop = self._deadline_stop(start, float(time_s)) if time_s else None
         if sims is None and self.config.gumbel:
             done = 0  # consecutive Gumbel searches on the growing tree until the time is up
             while True:
-                result = self._search(mcts, game, CHUNK_SIMS, keep, stop)
+                result = self._search(mcts, game, CHUNK_SIMS, stop)
                 done += int(result.sims_done[0])
                 if stop():
                     break
         else:
-            result = self._search(mcts, game, UNLIMITED_SIMS if sims is None else sims, keep, stop)
+            result = self._search(mcts, game, UNLIMITED_SIMS if sims is None else sims, stop)
             done = int(result.sims_done[0])
         if time_s and done:
             self.rate = done / max(self.clock() - start, 1e-6)

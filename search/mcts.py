@@ -425,8 +425,9 @@ class BatchedMCTS:
         select = select_parallel if parallel else select_serial
         expand_backup = expand_backup_parallel if parallel else expand_backup_serial
         t0 = time.perf_counter()
-        if int(self.tree.n_nodes.max()) + L > self.tree.node_capacity:  # room for L new nodes a game
-            self.tree = grow_tree(self.tree, int(self.tree.n_nodes.max()) + L, self.tree.edge_capacity)
+        nodes = int(self.tree.n_nodes.max()) + L  # room for L new nodes a game
+        if nodes > self.tree.node_capacity:
+            self.tree = grow_tree(self.tree, nodes, self.tree.edge_capacity)
         leaves = s.leaves
         select(self.tree, s.boards, s.hists, want, leaves, s.params, s.cand)
         _check_room(leaves)
