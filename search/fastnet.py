@@ -2,7 +2,7 @@
 
 KataGo and Leela Chess Zero train in one framework and run inference in a backend of their
 own; this is ours for the CPU. :func:`export_weights` copies a trained :class:`models.gnn.HiveGNN`
-into flat float32 arrays (transposed for the kernels' access order), and :class:`FastNet`
+into flat float32 arrays (matrices ``[out, in]`` as torch keeps them), and :class:`FastNet`
 evaluates observation batches with one compiled call: no per-op dispatch, which is most of
 the torch model's time at the batch sizes of play (1-16 positions, ~170 small ops each).
 
