@@ -14,6 +14,17 @@ an unvisited child valued at ``Q(parent) - fpu``. Gumbel root: the remaining can
 the fewest visits, which visits the candidates of a halving phase equally.
 With ``leaves_per_tree > 1`` each selected path gets a virtual loss (it looks lost to its
 choosers) until it is backed up, so that the next leaf of the step looks elsewhere.
+
+Proven values (MCTS-Solver, Winands et al. 2008). Every node and edge carries a proof code
+(``search.leaves.PROVEN_*``). A finished position is proven by its exact value; at every
+expansion the exact surround check (``scan_surrounds``) proves the moves that end the game at
+once; a node with a winning move is a proven win, a node all of whose moves are proven takes
+the best of them (a loss when all lose). A new proof is passed up the path during backup (the
+parent's edge gets the flipped code, the parent is proven again). Selection treats a proven
+node below the root like a finished one (its exact value is backed up, no network call),
+values a proven edge exactly, and never enters a proven-lost move while another exists. A
+proven root is still searched, so that its moves get the visits the targets are made from
+(its proven moves cost no network call).
 """
 
 from __future__ import annotations
@@ -23,7 +34,19 @@ from typing import NamedTuple
 
 from numba import njit, prange
 
-from .leaves import is_finished, play, terminal_value
+from .leaves import (
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    UNPROVEN,
+    flip_proof,
+    is_finished,
+    play,
+    proof_value,
+    prove,
+    scan_surrounds,
+    terminal_value,
+)
 from .tree import (
     LEAF_COLLISION,
     LEAF_EVAL,
@@ -52,41 +75,54 @@ class SelectParams(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_child, c_puct, fpu):
-    """PUCT: the edge maximising Q + c * P * sqrt(N) / (1 + n) (first on ties)."""
+def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_child, edge_proof, c_puct,
+               fpu):
+    """PUCT: the edge maximising Q + c * P * sqrt(N) / (1 + n) (first on ties); a proven edge
+    is valued exactly, a proven-lost one is skipped while another exists."""
     n_parent = node_visits[b, node]
     q_parent = node_wsum[b, node] / n_parent if n_parent > 0 else 0.0
     sq = math.sqrt(max(n_parent, 1.0))
-    best = first
+    best = -1
     best_score = -1e30
-    for e in range(first, first + count):
-        child = edge_child[b, e]
-        if child != NO_NODE and node_visits[b, child] > 0:
-            q = -node_wsum[b, child] / node_visits[b, child]
-            n = node_visits[b, child]
-        else:
-            q = q_parent - fpu
-            n = 0.0
-        score = q + c_puct * edge_prior[b, e] * sq / (1.0 + n)
-        if score > best_score:
-            best_score = score
-            best = e
+    for lost_too in range(2):  # the second pass only when every move is proven lost
+        for e in range(first, first + count):
+            proof = edge_proof[b, e]
+            if proof == PROVEN_LOSS and lost_too == 0:
+                continue
+            child = edge_child[b, e]
+            n = node_visits[b, child] if child != NO_NODE else 0.0
+            if proof != UNPROVEN:
+                q = proof_value(proof)
+            elif n > 0:
+                q = -node_wsum[b, child] / n
+            else:
+                q = q_parent - fpu
+            score = q + c_puct * edge_prior[b, e] * sq / (1.0 + n)
+            if score > best_score:
+                best_score = score
+                best = e
+        if best >= 0:
+            break
     return best
 
 
 @njit(cache=True, nogil=True)
-def _forced_root_edge(b, first, count, node_visits, edge_child, cand):
-    """Gumbel root: the remaining candidate with the fewest visits (first on ties)."""
+def _forced_root_edge(b, first, count, node_visits, edge_child, edge_proof, cand):
+    """Gumbel root: the remaining candidate with the fewest visits (first on ties), a
+    proven-lost one only when every remaining candidate is."""
     best = -1
     best_n = 1e30
-    for i in range(count):
-        if cand[b, i] == 0:
-            continue
-        child = edge_child[b, first + i]
-        n = node_visits[b, child] if child != NO_NODE else 0.0
-        if n < best_n:
-            best_n = n
-            best = first + i
+    for lost_too in range(2):
+        for i in range(count):
+            if cand[b, i] == 0 or (lost_too == 0 and edge_proof[b, first + i] == PROVEN_LOSS):
+                continue
+            child = edge_child[b, first + i]
+            n = node_visits[b, child] if child != NO_NODE else 0.0
+            if n < best_n:
+                best_n = n
+                best = first + i
+        if best >= 0:
+            break
     return best
 
 
@@ -97,6 +133,7 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
     node_parent, node_first, node_count = tree.node_parent, tree.node_first, tree.node_count
     node_visits, node_wsum = tree.node_visits, tree.node_wsum
     node_terminal, node_terminal_value = tree.node_terminal, tree.node_terminal_value
+    node_proof, edge_proof = tree.node_proof, tree.edge_proof
     edge_move, edge_prior, edge_child = tree.edge_move, tree.edge_prior, tree.edge_child
     leaf_boards, leaf_hists, leaf_node = leaves.boards, leaves.hists, leaves.node
     leaf_status, leaf_value = leaves.status, leaves.value
@@ -118,15 +155,20 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
                 status = LEAF_TERMINAL
                 leaf_value[i] = node_terminal_value[b, node]
                 break
+            if node_proof[b, node] != UNPROVEN and node != root:  # solved: its exact value
+                status = LEAF_TERMINAL
+                leaf_value[i] = proof_value(node_proof[b, node])
+                break
             count = node_count[b, node]
             if count == UNEXPANDED:
                 break  # created by an earlier leaf of this step, awaiting evaluation
             if params.gumbel and node == root:
-                e = _forced_root_edge(b, node_first[b, node], count, node_visits, edge_child, cand)
+                e = _forced_root_edge(b, node_first[b, node], count, node_visits, edge_child, edge_proof,
+                                      cand)
             else:
                 fpu = params.root_fpu_reduction if node == root else params.fpu_reduction
                 e = _pick_edge(b, node, node_first[b, node], count, node_visits, node_wsum, edge_prior,
-                               edge_child, params.c_puct, fpu)
+                               edge_child, edge_proof, params.c_puct, fpu)
             play(leaf_boards[i], leaf_hists[i], edge_move[b, e])
             child = edge_child[b, e]
             if child == NO_NODE:
@@ -140,6 +182,7 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
                 node_count[b, child] = UNEXPANDED
                 node_visits[b, child] = 0.0
                 node_wsum[b, child] = 0.0
+                node_proof[b, child] = UNPROVEN
                 node_terminal[b, child] = is_finished(leaf_boards[i])
                 node = child
                 if node_terminal[b, child]:
@@ -203,14 +246,47 @@ def _softmax_into(logits, n, out, first):
 
 
 @njit(cache=True, nogil=True)
+def _code_of_value(value):
+    """Proof code of an exact value (a finished position's, for its side to move)."""
+    if value > 0.5:
+        return PROVEN_WIN
+    if value < -0.5:
+        return PROVEN_LOSS
+    return PROVEN_DRAW
+
+
+@njit(cache=True, nogil=True)
+def _pass_proof_up(b, v, node_parent, node_first, node_count, node_proof, edge_child, edge_proof):
+    """Node v was just proven: give its parent's edge the flipped code and prove the parent
+    again. Returns the parent when it became proven (pass on from there), else ``NO_NODE``."""
+    p = node_parent[b, v]
+    if p == NO_NODE:
+        return NO_NODE
+    first, count = node_first[b, p], node_count[b, p]
+    for e in range(first, first + count):
+        if edge_child[b, e] == v:
+            edge_proof[b, e] = flip_proof(node_proof[b, v])
+            break
+    if node_proof[b, p] != UNPROVEN:
+        return NO_NODE
+    code = prove(edge_proof[b, first:first + count], count)
+    if code == UNPROVEN:
+        return NO_NODE
+    node_proof[b, p] = code
+    return p
+
+
+@njit(cache=True, nogil=True)
 def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
-    """Expand game b's evaluated leaves and back up every performed simulation."""
+    """Expand game b's evaluated leaves (with the exact surround check of their moves), pass
+    new proofs up, and back up every performed simulation."""
     roots, n_edges = tree.roots, tree.n_edges
     node_parent, node_first, node_count = tree.node_parent, tree.node_first, tree.node_count
-    node_visits, node_wsum = tree.node_visits, tree.node_wsum
+    node_visits, node_wsum, node_proof = tree.node_visits, tree.node_wsum, tree.node_proof
     edge_move, edge_action, edge_child = tree.edge_move, tree.edge_action, tree.edge_child
-    edge_prior, edge_prior_raw = tree.edge_prior, tree.edge_prior_raw
+    edge_prior, edge_prior_raw, edge_proof = tree.edge_prior, tree.edge_prior_raw, tree.edge_proof
     leaf_node, leaf_status, leaf_value, leaf_row = leaves.node, leaves.status, leaves.value, leaves.row
+    leaf_boards, leaf_hists = leaves.boards, leaves.hists
     L = leaf_node.shape[0] // roots.shape[0]
     E = edge_move.shape[1]
     root = roots[b]
@@ -221,7 +297,12 @@ def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n
             continue
         node = leaf_node[i]
         value = leaf_value[i]
-        if status == LEAF_EVAL:
+        proven = False  # the leaf node was proven now: pass it up
+        if status == LEAF_TERMINAL:
+            if node_proof[b, node] == UNPROVEN:
+                node_proof[b, node] = _code_of_value(value)
+                proven = True
+        else:
             r = leaf_row[i]
             value = values[r]
             n = n_legal[r]
@@ -239,6 +320,17 @@ def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n
                 edge_prior_raw[b, first + j] = edge_prior[b, first + j]
             node_first[b, node] = first
             node_count[b, node] = n
+            if scan_surrounds(leaf_boards[i], leaf_hists[i], moves[r], n, edge_proof[b, first:first + n]) > 0:
+                code = prove(edge_proof[b, first:first + n], n)
+                if code != UNPROVEN:
+                    node_proof[b, node] = code
+                    value = proof_value(code)
+                    proven = True
+        if proven:
+            u = node
+            while u != NO_NODE and u != root:
+                u = _pass_proof_up(b, u, node_parent, node_first, node_count, node_proof, edge_child,
+                                   edge_proof)
         v = node
         while True:
             if v != root:

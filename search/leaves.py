@@ -1,7 +1,9 @@
 """Leaf positions: the one door of ``search/`` into the game engine (``hive_env``).
 
 The kernels rebuild a leaf's position by replaying its path from the root board with
-``play`` (re-exported here), score finished positions with ``terminal_value``, and the
+``play`` (re-exported here), score finished positions with ``terminal_value``, run the exact
+one-move checks of ``hive_env.tactics`` (``scan_surrounds`` at every expansion, ``scan_root``
+at the root; proof codes ``PROVEN_*``) for the solver, and the
 driver turns the leaves that need the network into one observation batch with
 :class:`LeafEncoder`. Everything else in ``search/`` sees only arrays.
 
@@ -33,12 +35,25 @@ from hive_env.encode import (
     raise_encoding_errors,
 )
 from hive_env.outcome import adjudicate, is_real_draw, score_for, terminal_value
+from hive_env.tactics import (
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    UNPROVEN,
+    flip_proof,
+    proof_value,
+    prove,
+    scan_root,
+    scan_surrounds,
+    tactics_buffers,
+)
 
 from .tree import LEAF_TERMINAL
 
-__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "POS", "LeafBatch", "LeafEncoder", "adjudicate_leaves_",
-           "adjudicated_value", "allocate_leaves", "is_finished", "observe_roots", "play", "position_key",
-           "previous_key", "terminal_value"]
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "POS", "PROVEN_DRAW", "PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN",
+           "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value", "allocate_leaves",
+           "flip_proof", "is_finished", "observe_roots", "play", "position_key", "previous_key",
+           "proof_value", "prove", "scan_root", "scan_surrounds", "tactics_buffers", "terminal_value"]
 
 
 class LeafBatch(NamedTuple):

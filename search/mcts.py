@@ -17,6 +17,14 @@ has done its simulations selects nothing. Simulations ending in a finished posit
 Finished positions are valued exactly; with ``adjudicate_margin > 0`` a game drawn by the
 ply cap is valued as self-play labels it (the adjudicated result, ``search.leaves``).
 
+Exact tactics: proven values are kept in the tree and passed up (MCTS-Solver, see
+``search.kernels``), every expansion checks which moves end the game at once, and every root
+also which moves let the opponent win at once (``scan_root``): those are proven losses, never
+entered while another move exists. A root proven won plays its winning move at once; a move
+proven lost is never chosen while another is not. ``SearchResult.proof`` and ``move_proof``
+report what was proven; the training targets are made as before (visit shares, or the Gumbel
+policy from the visited moves' mean values: a proven move's child backs up its exact value).
+
 Trees are kept between moves (tree reuse) until a tree holds ``max_nodes`` nodes; then it is
 dropped at the next move, which bounds memory (nodes, and so edges: at most M per node).
 A kept root that is already expanded is not evaluated again (PUCT; the Gumbel root needs the
@@ -48,12 +56,18 @@ from .leaves import (
     BOARD_SIZE,
     HIST,
     MAX_LEGAL,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    UNPROVEN,
     LeafBatch,
     LeafEncoder,
     adjudicate_leaves_,
     allocate_leaves,
     observe_roots,
     position_key,
+    prove,
+    scan_root,
+    tactics_buffers,
 )
 from .tree import (
     LEAF_COLLISION,
@@ -174,6 +188,8 @@ class SearchResult:
     chosen: np.ndarray
     value: np.ndarray
     sims_done: np.ndarray
+    proof: np.ndarray
+    move_proof: np.ndarray
 
 
 @dataclass
@@ -231,6 +247,7 @@ class BatchedMCTS:
         self.tree: Tree = allocate_tree(batch, config.node_limit, per_search * config.edges_per_node)
         self.root_key = np.full(batch, -1, np.int64)  # position_key of the position each root holds
         self._encoder = LeafEncoder(batch * config.leaves_per_tree, expansions, max_legal)
+        self._tactics_buf = None  # scratch of the root checks, made on first use
         self.timings = {"tree": 0.0, "env": 0.0, "net": 0.0, "sims": 0, "collisions": 0, "resets": 0}
         """Seconds in tree kernels, leaf encoding and the network; simulations performed;
         leaf selections that ran into a pending node and were retried (leaves_per_tree > 1);
@@ -390,6 +407,7 @@ class BatchedMCTS:
                 t.edge_move[b, first:first + n] = root_moves[at[b], :n]
                 t.edge_action[b, first:first + n] = root_actions[at[b], :n]
                 t.edge_child[b, first:first + n] = NO_NODE
+                t.edge_proof[b, first:first + n] = UNPROVEN
                 t.edge_prior_raw[b, first:first + n] = gumbel.softmax(logits[b, :n])
                 t.node_first[b, root] = first
                 t.node_count[b, root] = n
@@ -397,15 +415,22 @@ class BatchedMCTS:
                     t.node_visits[b, root] = 1.0
                     t.node_wsum[b, root] = float(values[b])
             first = int(t.node_first[b, root])
+            lost = self._root_tactics(boards[b], hists[b], b, root, first, n)
+            if fresh[b] and t.node_visits[b, root] == 1.0 and t.node_proof[b, root] != UNPROVEN:
+                t.node_wsum[b, root] = float(t.node_proof[b, root]) - 2.0  # its first visit: exact
             p = t.edge_prior_raw[b, first:first + n].copy()
             if add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0 and n > 1:
                 noise = rngs[b].dirichlet(np.full(n, cfg.dirichlet_alpha))
                 p = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
             t.edge_prior[b, first:first + n] = p
             if cfg.gumbel:
-                m = min(cfg.gumbel_m, n)
                 g[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
-                cand[b, gumbel.top_candidates(g[b, :n] + logits[b, :n], m)] = 1
+                m = min(cfg.gumbel_m, n)
+                score = g[b, :n] + logits[b, :n]
+                if lost.any() and not lost.all():  # proven-lost moves are no candidates
+                    score = np.where(lost, -np.inf, score)
+                top = gumbel.top_candidates(score, m)
+                cand[b, top[~lost[top]] if not lost.all() else top] = 1
                 ends.append(gumbel.halving_schedule(sims, m))
             else:
                 ends.append([sims])
@@ -416,6 +441,22 @@ class BatchedMCTS:
                               float(cfg.virtual_loss), bool(cfg.gumbel))
         return _Search(boards, hists, n_legal, logits, values, rngs, ends_arr, np.zeros(B, np.int64), last,
                        np.zeros(B, np.int64), g, cand, allocate_leaves(B * cfg.leaves_per_tree), params)
+
+    def _root_tactics(self, board: np.ndarray, hist: np.ndarray, b: int, root: int, first: int,
+                      n: int) -> np.ndarray:
+        """The exact one-move checks of game b's root (``scan_root``: wins, moves that lose at
+        once or let the opponent win at once), merged into its edges' proofs, and the root
+        proven from them. Returns [n] bool: the moves proven lost."""
+        t = self.tree
+        if self._tactics_buf is None:
+            self._tactics_buf = tactics_buffers()
+        codes = np.zeros(n, np.int8)
+        scan_root(board, hist, t.edge_move[b, first:first + n], n, codes, *self._tactics_buf)
+        edges = t.edge_proof[b, first:first + n]
+        np.copyto(edges, codes, where=edges == UNPROVEN)
+        if t.node_proof[b, root] == UNPROVEN:
+            t.node_proof[b, root] = prove(edges, n)
+        return edges == PROVEN_LOSS
 
     def _step(self, s: _Search, want: np.ndarray) -> None:
         """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
@@ -480,6 +521,12 @@ class BatchedMCTS:
         q = np.where(visits > 0, -wsum / np.maximum(visits, 1e-9), 0.0)
         return visits, q
 
+    def _root_proofs(self, b: int, n: int) -> np.ndarray:
+        """[n] int8 proof codes of game b's root moves (for the root's side to move)."""
+        t = self.tree
+        first = int(t.node_first[b, t.roots[b]])
+        return t.edge_proof[b, first:first + n]
+
     def _sigma(self, s: _Search, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Visits [n] and sigma(completed q) [n] of game b's root actions (v_hat: the network's value)."""
         visits, q = self._child_stats(b, n)
@@ -506,6 +553,7 @@ class BatchedMCTS:
             visits=np.zeros((B, M), np.float32), policy=np.zeros((B, M), np.float32),
             n_legal=s.n_legal.copy(), chosen=np.full(B, -1, np.int32),
             value=np.zeros(B, np.float32), sims_done=s.done.astype(np.int32),
+            proof=np.zeros(B, np.int8), move_proof=np.zeros((B, M), np.int8),
         )
         temps = np.broadcast_to(np.asarray(temperature, np.float64), (B,))
         for b in range(B):
@@ -517,23 +565,39 @@ class BatchedMCTS:
             out.moves[b, :n] = t.edge_move[b, first:first + n]
             out.actions[b, :n] = t.edge_action[b, first:first + n]
             out.value[b] = t.node_wsum[b, root] / max(t.node_visits[b, root], 1.0)
+            proofs = self._root_proofs(b, n)
+            out.proof[b] = t.node_proof[b, root]
+            out.move_proof[b, :n] = proofs
+            if out.proof[b] != UNPROVEN:
+                out.value[b] = float(out.proof[b]) - 2.0  # the exact value
+            allowed = proofs != PROVEN_LOSS
+            if not allowed.any():
+                allowed[:] = True
             if self.config.gumbel:
                 visits, sig = self._sigma(s, b, n)
                 out.visits[b, :n] = visits
                 out.policy[b, :n] = gumbel.improved_policy(s.logits[b, :n], sig)
-                alive = np.flatnonzero(s.cand[b, :n] == 1)
+                alive = np.flatnonzero((s.cand[b, :n] == 1) & allowed)
+                if not alive.size:
+                    alive = np.flatnonzero(allowed)
                 score = s.g[b, :n] + s.logits[b, :n] + sig
                 out.chosen[b] = alive[np.argmax(score[alive])]
-                continue
-            visits, _ = self._child_stats(b, n)
-            out.visits[b, :n] = visits
-            total = visits.sum()
-            out.policy[b, :n] = visits / total if total > 0 else 1.0 / n
-            if temps[b] <= 1e-6 or total == 0:
-                out.chosen[b] = int(np.argmax(visits))
             else:
-                w = visits.astype(np.float64) ** (1.0 / temps[b])
-                out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
+                visits, _ = self._child_stats(b, n)
+                out.visits[b, :n] = visits
+                total = visits.sum()
+                out.policy[b, :n] = visits / total if total > 0 else 1.0 / n
+                w = np.where(allowed, visits, 0.0).astype(np.float64)
+                if w.sum() == 0:  # nothing allowed was visited: the best prior among them
+                    w = np.where(allowed, t.edge_prior_raw[b, first:first + n], 0.0).astype(np.float64)
+                if temps[b] <= 1e-6 or visits[allowed].sum() == 0:
+                    out.chosen[b] = int(np.argmax(w))
+                else:
+                    w = w ** (1.0 / temps[b])
+                    out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
+            wins = np.flatnonzero(proofs == PROVEN_WIN)
+            if wins.size:  # a proven win is played at once
+                out.chosen[b] = int(wins[np.argmax(out.visits[b, wins])])
         return out
 
 

@@ -60,11 +60,16 @@ class Tree(NamedTuple):
         node_wsum: [B, N] float32 sum W of backed-up values, for the side to move at the node.
         node_terminal: [B, N] bool the position is finished (never expanded, never evaluated).
         node_terminal_value: [B, N] float32 exact value of a finished position.
+        node_proof: [B, N] int8 proof code of the node for its side to move (MCTS-Solver,
+            ``search.leaves.PROVEN_*``): ``UNPROVEN``, or a proven loss, draw or win.
         edge_move: [B, E] int32 engine move of the edge.
         edge_action: [B, E] int32 action id of the edge (the network's policy index).
         edge_prior: [B, E] float32 prior used by PUCT (root: with Dirichlet noise when asked).
         edge_prior_raw: [B, E] float32 the network's prior, before root noise.
         edge_child: [B, E] int32 child node, ``NO_NODE`` until first selected.
+        edge_proof: [B, E] int8 proof code of the move for the parent's side to move: from the
+            exact checks at expansion (surrounds; at the root also the opponent's wins in one)
+            or from its child's proof (flipped).
     """
 
     roots: np.ndarray
@@ -77,11 +82,13 @@ class Tree(NamedTuple):
     node_wsum: np.ndarray
     node_terminal: np.ndarray
     node_terminal_value: np.ndarray
+    node_proof: np.ndarray
     edge_move: np.ndarray
     edge_action: np.ndarray
     edge_prior: np.ndarray
     edge_prior_raw: np.ndarray
     edge_child: np.ndarray
+    edge_proof: np.ndarray
 
     @property
     def node_capacity(self) -> int:
@@ -96,9 +103,10 @@ class Tree(NamedTuple):
 _NODE_FILL = {"node_parent": (NO_NODE, np.int32), "node_first": (0, np.int32),
               "node_count": (UNEXPANDED, np.int32), "node_visits": (0.0, np.float32),
               "node_wsum": (0.0, np.float32), "node_terminal": (False, np.bool_),
-              "node_terminal_value": (0.0, np.float32)}
+              "node_terminal_value": (0.0, np.float32), "node_proof": (0, np.int8)}
 _EDGE_FILL = {"edge_move": (0, np.int32), "edge_action": (0, np.int32), "edge_prior": (0.0, np.float32),
-              "edge_prior_raw": (0.0, np.float32), "edge_child": (NO_NODE, np.int32)}
+              "edge_prior_raw": (0.0, np.float32), "edge_child": (NO_NODE, np.int32),
+              "edge_proof": (0, np.int8)}
 
 
 def allocate_tree(batch: int, nodes: int, edges: int) -> Tree:
