@@ -12,7 +12,11 @@ The search is one recursive numba kernel working in place on a copy of the board
   equal moves so that games differ;
 - terminal scores ``+-(WIN_SCORE - ply)``: a faster win (and a slower loss) scores higher,
   so a win in one is always played and a threat of one is parried whenever possible;
-- a forced move (a lone legal move, usually a pass) extends the search by one ply.
+- a forced move (a lone legal move, usually a pass) extends the search by one ply;
+- the exact one-move checks of ``hive_env.tactics`` at the root, which hold at any depth and
+  under any time limit: a win in one is played at once, a lone move that does not let the
+  opponent win at once is played at once, and a depth-1 or cut search that picked a move
+  after which the opponent wins at once is overruled (the best other move by one-ply score).
 
 Time control: numba code cannot read a clock, so the kernel stops after a node budget and
 Python runs the deepening loop: before each depth it turns the time left into a node budget
@@ -52,9 +56,10 @@ from hive_env.board import (
 from hive_env.grid import NEIGH
 from hive_env.pieces import PIECES_PER_COLOUR
 from hive_env.rules import MAX_MOVES, generate_moves
+from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, scan_root, tactics_buffers
 
 from .base import Budget, check_in_progress, resolve_budget
-from .heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, terminal_score
+from .heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, score_moves, terminal_score
 
 MAX_PLY = 64
 """Deepest search (plies from the root); buffers are sized for it."""
@@ -275,6 +280,8 @@ class AlphaBeta:
         self.stats = np.zeros(8, dtype=np.int64)
         self.nps = 50_000.0
         self._rng = np.random.default_rng(seed)
+        self._proofs = np.zeros(MAX_MOVES, np.int8)
+        self._tactics_buf = tactics_buffers()
 
     def search(self, board: np.ndarray, hist: np.ndarray, depth: int | None = None,
                time_s: float | None = None) -> SearchResult:
@@ -298,6 +305,17 @@ class AlphaBeta:
             raise ValueError("the game is over: there is no move to choose")
         if n == 1:
             return SearchResult(int(legal[0]), 0, 0, 0, time.perf_counter() - start)
+        proofs = self._proofs[:n]
+        scan_root(board, hist, legal, n, proofs, *self._tactics_buf)
+        wins = np.flatnonzero(proofs == PROVEN_WIN)
+        if wins.size:  # the exact check: a win in one is played at once
+            return SearchResult(int(legal[wins[0]]), WIN_SCORE - 1, 1, n, time.perf_counter() - start)
+        lost = proofs == PROVEN_LOSS
+        if lost.all():
+            lost[:] = False  # every move loses: the search picks the longest resistance
+        root_moves = legal[:n].copy()
+        if (~lost).sum() == 1:  # one move does not lose at once: forced
+            return SearchResult(int(root_moves[~lost][0]), 0, 0, n, time.perf_counter() - start)
         max_depth = min(depth if depth is not None else MAX_PLY - 2, MAX_PLY - 2)
         # deadline with a margin for process and reply overhead
         deadline = None if time_s is None else start + max(0.0, 0.9 * time_s - 0.03)
@@ -333,6 +351,13 @@ class AlphaBeta:
             best = SearchResult(int(self.stats[S_BEST]), int(score), d, 0, 0.0)
             if abs(score) > MATE_BOUND:
                 break  # a forced result: deeper search cannot change it
+        if lost.any() and lost[root_moves == best.move].any():
+            # a depth-1 (or cut) search may pick a move after which the opponent wins at once:
+            # the best of the others by one-ply score instead
+            safe = root_moves[~lost]
+            scores = np.empty(safe.size, np.int64)
+            score_moves(board, hist, safe, self.weights, scores)
+            best = SearchResult(int(safe[np.argmax(scores)]), int(scores.max()), best.depth, 0, 0.0)
         best.nodes = nodes_total
         best.seconds = time.perf_counter() - start
         return best

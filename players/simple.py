@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hive_env import Game
+from hive_env.tactics import safe_moves
 
 from .base import Budget, check_in_progress
 from .heuristic import DEFAULT_WEIGHTS, score_moves
@@ -27,7 +28,8 @@ class RandomPlayer:
 
 
 class GreedyPlayer:
-    """One ply: the move whose resulting position the heuristic likes best (a win first).
+    """One ply: the move whose resulting position the heuristic likes best (a win first),
+    among the moves after which the opponent cannot win at once (``hive_env.tactics``).
 
     Ties are broken uniformly at random by the seeded generator.
     """
@@ -45,6 +47,8 @@ class GreedyPlayer:
         scores = np.empty(len(moves), dtype=np.int64)
         score_moves(game.board.copy(), game.hist.copy(), moves, self._weights, scores)
         self.last_stats = {"nodes": len(moves)}
+        # the exact one-move check: never a move after which the opponent wins at once
+        scores[~safe_moves(game.board, game.hist, moves)] = np.iinfo(np.int64).min
         best = np.flatnonzero(scores == scores.max())
         return int(moves[best[self._rng.integers(len(best))]])
 
