@@ -7,10 +7,11 @@ import pytest
 
 from hive_env import BLACK_WINS, DRAW, WHITE_WINS, Game
 from hive_env.position import board_from_tiles, random_positions
+from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
 
-from helpers import hashed_evaluate
+from helpers import GAME_TYPES, hashed_evaluate, real_game_positions
 
 # White to move; wA2 (3,-1) -> (2,0) closes bQ's last gap (see test_rules_positions).
 WIN_IN_ONE = [("bA1", 0, -1), ("bA2", 1, -1), ("bA3", -1, 0), ("wQ", 0, 0), ("bQ", 1, 0),
@@ -172,3 +173,62 @@ def test_max_nodes_below_one_search_is_refused():
     assert SearchConfig(sims=64, max_nodes=65).node_limit == 65
     with pytest.raises(ValueError, match="search.max_nodes"):
         SearchConfig(sims=16, gumbel=True, gumbel_m=16, max_nodes=17)  # the schedule runs 32
+
+
+def _tactical_positions(game_type: str) -> list[Game]:
+    """Positions in progress of the real games of ``game_type`` where a move wins at once or some
+    moves let the opponent win at once (``hive_env.tactics``, tested against brute force)."""
+    out = []
+    for game in real_game_positions(game_type, every=1):
+        if game.is_over:
+            continue
+        _, codes = move_proofs(game.board, game.hist)
+        if (codes == PROVEN_WIN).any() or ((codes == PROVEN_LOSS).any() and not (codes == PROVEN_LOSS).all()):
+            out.append(game)
+    return out
+
+
+@pytest.mark.parametrize("gumbel", [False, True])
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_the_search_plays_every_win_in_one_and_parries_every_threat(game_type, gumbel):
+    games = _tactical_positions(game_type)
+    assert games, game_type
+    cfg = SearchConfig(sims=16, gumbel=gumbel, gumbel_m=4, leaves_per_tree=2)
+    mcts = BatchedMCTS(cfg, len(games), games[0].expansions, hashed_evaluate)
+    res = mcts.search(np.stack([g.board for g in games]), np.stack([g.hist for g in games]),
+                      np.arange(len(games)), add_noise=True, temperature=1.0)
+    for b, game in enumerate(games):
+        moves, codes = move_proofs(game.board, game.hist)
+        n = moves.size
+        np.testing.assert_array_equal(res.moves[b, :n], moves)
+        np.testing.assert_array_equal(res.move_proof[b, :n][codes != 0], codes[codes != 0])
+        chosen = int(res.chosen[b])
+        if (codes == PROVEN_WIN).any():
+            assert codes[chosen] == PROVEN_WIN and res.proof[b] == PROVEN_WIN and res.value[b] == 1.0
+        else:
+            assert codes[chosen] != PROVEN_LOSS
+            assert res.visits[b, :n][codes == PROVEN_LOSS].sum() == 0  # never entered
+
+
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_batched_search_equals_separate_searches_with_proofs(gumbel):
+    games = _tactical_positions("Base+MLP")[:12]
+    assert len(games) >= 8  # the parallel kernels too
+    cfg = SearchConfig(sims=48, gumbel=gumbel, gumbel_m=8, leaves_per_tree=2, edges_per_node=2)
+    seeds = np.arange(len(games)) + 7
+    batched_mcts = BatchedMCTS(cfg, len(games), 7, hashed_evaluate)
+    batched = batched_mcts.search(np.stack([g.board for g in games]), np.stack([g.hist for g in games]),
+                                  seeds, add_noise=True)
+    proven_below = 0
+    for i, g in enumerate(games):
+        mcts = BatchedMCTS(cfg, 1, 7, hashed_evaluate)
+        alone = mcts.search(g.board[None], g.hist[None], seeds[i:i + 1], add_noise=True)
+        np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
+        np.testing.assert_array_equal(batched.move_proof[i], alone.move_proof[0])
+        assert batched.proof[i] == alone.proof[0] and batched.chosen[i] == alone.chosen[0]
+        t, bt = mcts.tree, batched_mcts.tree
+        n = int(t.n_nodes[0])
+        assert int(bt.n_nodes[i]) == n
+        np.testing.assert_array_equal(bt.node_proof[i, :n], t.node_proof[0, :n])
+        proven_below += int((t.node_proof[0, 1:n] != 0).sum())
+    assert proven_below > 0  # proofs below the roots are compared too

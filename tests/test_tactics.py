@@ -23,7 +23,8 @@ from hive_env.tactics import (
     safe_moves,
 )
 from players.registry import make_player
-from tests.helpers import GAME_TYPES, REAL_GAMES, random_games, real_game_positions
+
+from helpers import GAME_TYPES, REAL_GAMES, random_games, real_game_positions
 
 # White to move; wA2 (3,-1) -> (2,0) surrounds bQ (the golden trees' position); swapped: must parry.
 WIN_IN_ONE = [("bA1", 0, -1), ("bA2", 1, -1), ("bA3", -1, 0), ("wQ", 0, 0), ("bQ", 1, 0),
