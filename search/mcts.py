@@ -568,8 +568,6 @@ class BatchedMCTS:
             proofs = self._root_proofs(b, n)
             out.proof[b] = t.node_proof[b, root]
             out.move_proof[b, :n] = proofs
-            if out.proof[b] != UNPROVEN:
-                out.value[b] = float(out.proof[b]) - 2.0  # the exact value
             allowed = proofs != PROVEN_LOSS
             if not allowed.any():
                 allowed[:] = True

@@ -204,7 +204,7 @@ def test_the_search_plays_every_win_in_one_and_parries_every_threat(game_type, g
         np.testing.assert_array_equal(res.move_proof[b, :n][codes != 0], codes[codes != 0])
         chosen = int(res.chosen[b])
         if (codes == PROVEN_WIN).any():
-            assert codes[chosen] == PROVEN_WIN and res.proof[b] == PROVEN_WIN and res.value[b] == 1.0
+            assert codes[chosen] == PROVEN_WIN and res.proof[b] == PROVEN_WIN
         else:
             assert codes[chosen] != PROVEN_LOSS
             assert res.visits[b, :n][codes == PROVEN_LOSS].sum() == 0  # never entered

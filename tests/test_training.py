@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 import torch
 
-from hive_env import PASS, Game
+from hive_env import BLACK_WINS, PASS, WHITE_WINS, Game
 from hive_env.board import PLY
 from hive_env.outcome import adjudicate, queen_pressure
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import transform_move
+from hive_env.tactics import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN
 from models.gnn import AUX_PLIES_SCALE, build_model
 from search.checkpoint import load_model
 from search.mcts import SearchConfig
 from training.replay import FIELDS, ReplayStore, Samples, augment_samples
-from training.selfplay import SelfPlay, SelfPlayConfig
+from training.selfplay import SelfPlay, SelfPlayConfig, sharpen_targets
 from training.trainer import TrainConfig, Trainer, lr_at
 
 from helpers import hive_train, wait_for
@@ -149,6 +150,37 @@ def test_playout_cap_randomisation_records_only_full_searches():
     with pytest.raises(ValueError, match="fast_sims"):
         SelfPlay(SelfPlayConfig(full_search_prob=0.5, fast_sims=16), SearchConfig(sims=8), "Base", 24,
                  None, seed=0)
+
+
+def test_sharpened_targets_follow_the_proofs():
+    u, lo, dr, w = UNPROVEN, PROVEN_LOSS, PROVEN_DRAW, PROVEN_WIN
+    policy = np.array([0.4, 0.3, 0.2, 0.1, 0.0], np.float32)  # 4 legal moves, one padding slot
+    won, q = sharpen_targets(policy, 0.2, np.array([u, w, lo, w, 0], np.int8), 4, w)
+    np.testing.assert_allclose(won, [0, 0.5, 0, 0.5, 0])
+    assert q == 1.0
+    drawn, q = sharpen_targets(policy, 0.2, np.array([lo, dr, lo, lo, 0], np.int8), 4, dr)
+    np.testing.assert_allclose(drawn, [0, 1, 0, 0, 0])
+    assert q == 0.0
+    open_, q = sharpen_targets(policy, 0.2, np.array([u, lo, u, lo, 0], np.int8), 4, u)
+    np.testing.assert_allclose(open_, [2 / 3, 0, 1 / 3, 0, 0], rtol=1e-6)
+    assert q == pytest.approx(0.2)
+    lost, q = sharpen_targets(policy, 0.2, np.array([lo, lo, lo, lo, 0], np.int8), 4, lo)
+    np.testing.assert_allclose(lost, policy)
+    assert q == -1.0
+
+
+def test_proven_targets_change_only_the_labels_of_proven_positions():
+    plain = play_out(SelfPlayConfig(games=4), ply_cap=60)[1]
+    sharp = play_out(SelfPlayConfig(games=4, proven_targets=True), ply_cap=60)[1]
+    assert [g.game_string for g in plain] == [g.game_string for g in sharp]  # the same games
+    changed = 0
+    for a, b in zip(plain, sharp, strict=True):
+        differs = (a.samples.policy != b.samples.policy).any(axis=1) | (a.samples.q != b.samples.q)
+        changed += int(differs.sum())
+        np.testing.assert_allclose(b.samples.policy.astype(np.float32).sum(axis=1), 1.0, atol=2e-3)
+        if a.status in (WHITE_WINS, BLACK_WINS) and differs[-1]:
+            assert b.samples.q[-1] == 1.0  # the winning move's position: proven won
+    assert changed > 0
 
 
 def test_samples_carry_the_final_queen_pressure_of_both_sides():

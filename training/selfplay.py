@@ -29,6 +29,7 @@ import numpy as np
 from hive_env import Game
 from hive_env.board import HIST, PLY, play
 from hive_env.outcome import adjudicate, queen_pressure, score_for
+from hive_env.tactics import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN
 from hive_env.vec_env import HiveVecEnv
 from search.mcts import BatchedMCTS, Evaluate, SearchConfig
 
@@ -47,6 +48,9 @@ class SelfPlayConfig:
         full_search_prob: share of moves searched with ``search.sims`` and recorded as
             samples (playout-cap randomisation; 1 = every move, KataGo 0.25).
         fast_sims: simulations of the other moves' searches (at most ``search.sims``).
+        proven_targets: sharpen a sample's targets with what the search proved
+            (:func:`sharpen_targets`); off: the search's targets as they are (README, the
+            ablation in docs/strength.md).
     """
 
     games: int = 32
@@ -54,6 +58,7 @@ class SelfPlayConfig:
     adjudicate_margin: int = 0
     full_search_prob: float = 1.0
     fast_sims: int = 8
+    proven_targets: bool = False
 
     def __post_init__(self):
         if self.games < 1:
@@ -64,6 +69,30 @@ class SelfPlayConfig:
             raise ValueError(f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
         if self.fast_sims < 1:
             raise ValueError(f"selfplay.fast_sims must be >= 1, got {self.fast_sims}")
+
+
+def sharpen_targets(policy: np.ndarray, q: float, move_proof: np.ndarray, n: int,
+                    proof: int) -> tuple[np.ndarray, float]:
+    """A sample's policy and root value sharpened by the search's proofs (``SearchResult``).
+
+    A root proven won (or drawn): the policy is uniform over the moves that prove it and the
+    value is exact. Otherwise the moves proven lost get no policy (the rest is renormalised;
+    unchanged when every move is lost). Codes: ``hive_env.tactics.PROVEN_*`` (value = code - 2).
+    """
+    policy = np.array(policy, np.float32)
+    codes = move_proof[:n]
+    if proof != UNPROVEN:
+        q = float(proof) - 2.0
+    if proof in (PROVEN_WIN, PROVEN_DRAW) and (codes == proof).any():
+        policy[:] = 0.0
+        policy[:n] = (codes == proof) / float((codes == proof).sum())
+        return policy, q
+    lost = codes == PROVEN_LOSS
+    kept = policy[:n].sum() - policy[:n][lost].sum()
+    if lost.any() and not lost.all() and kept > 0:
+        policy[:n][lost] = 0.0
+        policy /= kept
+    return policy, q
 
 
 @dataclass
@@ -126,10 +155,14 @@ class SelfPlay:
             t = self.traces[b]
             t.moves.append(int(moves[b]))
             if full:
+                policy, q = res.policy[b], float(res.value[b])
+                if self.config.proven_targets:
+                    policy, q = sharpen_targets(policy, q, res.move_proof[b], int(res.n_legal[b]),
+                                                int(res.proof[b]))
                 t.boards.append(boards_before[b])
-                t.policies.append(res.policy[b].astype(np.float16))
+                t.policies.append(policy.astype(np.float16))
                 t.n_legal.append(int(res.n_legal[b]))
-                t.q.append(float(res.value[b]))
+                t.q.append(q)
                 t.plies.append(int(plies[b]))
         _, _, terminated, truncated, info = env.step(actions)
         finished = []
