@@ -124,7 +124,7 @@ from .board import (
 )
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
-from .outcome import DEFAULT_PLY_CAP
+from .outcome import DEFAULT_PLY_CAP, queen_pressure
 from .pieces import BUG_COUNT, BUG_FIRST_SLOT, N_BUGS, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, bug_in_game
 from .pinned import articulation_hexes
 from .rules import MAX_MOVES, generate_moves
@@ -427,14 +427,10 @@ def encode_into(board, b, obs, moves, node_of_hex, pinned):
     gf[4] = 1.0 if turn == 1 else 0.0
     gf[5] = turn / 50.0
     gf[6] = min(ply / DEFAULT_PLY_CAP, 1.0)
-    for side in range(2):
+    for side in range(2):  # the queen-neighbour counts the tactics checks read too
         qh = q_own if side == 0 else q_opp
         if qh >= 0:
-            free = 0
-            for d in range(6):
-                if board[TOP + _NEIGH[qh, d]] < 0:
-                    free += 1
-            gf[7 + side] = free / 6.0
+            gf[7 + side] = (6 - queen_pressure(board, me if side == 0 else 1 - me)) / 6.0
     gf[9] = reserve_own / half
     gf[10] = reserve_opp / half
     gf[11] = 1.0 if ply > 0 and last < 0 else 0.0

@@ -193,6 +193,44 @@ def scan_root(board: np.ndarray, hist: np.ndarray, moves: np.ndarray, n: int, ou
 
 
 @njit(cache=True, nogil=True)
+def _every_reply_loses(board: np.ndarray, hist: np.ndarray, bufs: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether every move of the side to move lets the other side win at once (or loses at once).
+    ``bufs``: [2, MAX_MOVES] int32 scratch, ``codes``: [MAX_MOVES] int8."""
+    us = 1 - (board[PLY] & 1)
+    replies = bufs[0]
+    n = generate_moves(board, replies)
+    for i in range(n):
+        mv = replies[i]
+        token = play(board, hist, mv)
+        if board[STATUS] != IN_PROGRESS:
+            ok = _outcome_code(board, hist, us) == PROVEN_WIN
+        else:
+            ok = opponent_wins_at_once(board, hist, bufs[1], codes)
+        unplay(board, mv, token)
+        if not ok:
+            return False
+    return n > 0
+
+
+@njit(cache=True, nogil=True)
+def scan_wins_in_two(board: np.ndarray, hist: np.ndarray, moves: np.ndarray, n: int, out: np.ndarray,
+                     bufs: np.ndarray, codes: np.ndarray) -> int:
+    """``out[i]`` = 1 when ``moves[i]`` wins in two (the game goes on, and whatever the opponent
+    replies, the mover then has a win in one), else 0; exact (every reply is played). Returns
+    how many do. ``bufs``: [2, MAX_MOVES] int32 scratch, ``codes``: [MAX_MOVES] int8."""
+    found = 0
+    for i in range(n):
+        out[i] = 0
+        mv = moves[i]
+        token = play(board, hist, mv)
+        if board[STATUS] == IN_PROGRESS and _every_reply_loses(board, hist, bufs, codes):
+            out[i] = 1
+            found += 1
+        unplay(board, mv, token)
+    return found
+
+
+@njit(cache=True, nogil=True)
 def prove(codes: np.ndarray, n: int) -> int:
     """Proof of a position from the proof codes of its ``n`` moves (MCTS-Solver): a win when
     one move wins, the best code when every move is proven, else ``UNPROVEN``."""
@@ -225,6 +263,16 @@ def move_proofs(board: np.ndarray, hist: np.ndarray) -> tuple[np.ndarray, np.nda
     buf, codes = tactics_buffers()
     scan_root(b, h, moves, n, out, buf, codes)
     return moves[:n].copy(), out[:n].copy()
+
+
+def wins_in_two(board: np.ndarray, hist: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """[n] bool: which ``moves`` win in two (:func:`scan_wins_in_two`); arguments untouched."""
+    b = np.array(board, np.int16)
+    h = np.array(hist, np.uint64)
+    mv = np.asarray(moves, np.int32)
+    out = np.zeros(max(mv.size, 1), np.int8)
+    scan_wins_in_two(b, h, mv, mv.size, out, np.zeros((2, MAX_MOVES), np.int32), np.zeros(MAX_MOVES, np.int8))
+    return out[: mv.size] == 1
 
 
 def safe_moves(board: np.ndarray, hist: np.ndarray, moves: np.ndarray) -> np.ndarray:

@@ -1,0 +1,87 @@
+"""The tactics suite (``tests/data/tactics.txt``, ``scripts/tactics_suite.py``): its positions are
+what they say (checked by brute force here), and the shipped player solves every win in one and
+every defence at its default simulations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hive_env import BLACK_WINS, WHITE_WINS, Game
+from scripts import tactics_suite
+from search.alphazero_player import DEFAULT_SIMS
+
+from helpers import REAL_GAMES, ROOT
+
+SUITE = ROOT / "tests" / "data" / "tactics.txt"
+SHIPPED = ROOT / "models" / "shipped" / "base.pt"
+
+
+def _wins(game: Game, move: int) -> bool:
+    after = game.copy()
+    after.play(move)
+    return after.status == (WHITE_WINS, BLACK_WINS)[game.side_to_move]
+
+
+def _opponent_wins_at_once(game: Game) -> bool:
+    return any(_wins(game, int(m)) for m in game.legal_moves())
+
+
+def _loses_in_one(game: Game, move: int) -> bool:
+    """The move ends the game in a loss, or lets the opponent win at once (brute force)."""
+    after = game.copy()
+    after.play(move)
+    if after.is_over:
+        return after.status == (BLACK_WINS, WHITE_WINS)[game.side_to_move]
+    return _opponent_wins_at_once(after)
+
+
+def test_the_suite_holds_every_kind_and_every_line_is_true():
+    suite = tactics_suite.read_suite(SUITE)
+    kinds = {k: [(g, s) for kind, g, s in suite if kind == k] for k in tactics_suite.KINDS}
+    assert len(kinds["win1"]) >= 30 and len(kinds["defend"]) >= 100 and len(kinds["win2"]) >= 10
+    rng = np.random.default_rng(0)
+    for kind, rows in kinds.items():  # a sample of each kind against brute force
+        for i in rng.choice(len(rows), min(len(rows), 12 if kind != "win2" else 3), replace=False):
+            game, solutions = rows[i]
+            moves = [int(m) for m in game.legal_moves()]
+            if kind == "win1":
+                assert solutions == {m for m in moves if _wins(game, m)}
+            elif kind == "defend":
+                assert not any(_wins(game, m) for m in moves)
+                assert solutions == {m for m in moves if not _loses_in_one(game, m)}
+                assert 0 < len(solutions) < len(moves)
+            else:
+                assert not any(_wins(game, m) for m in moves)
+                for m in solutions:  # every reply leaves a win in one
+                    after = game.copy()
+                    after.play(m)
+                    for reply in after.legal_moves():
+                        nxt = after.copy()
+                        nxt.play(int(reply))
+                        assert nxt.is_over and nxt.status == (WHITE_WINS, BLACK_WINS)[game.side_to_move] \
+                            or not nxt.is_over and _opponent_wins_at_once(nxt)
+
+
+def test_make_and_score_through_the_command_line(tmp_path, capsys):
+    out = tmp_path / "suite.txt"
+    assert tactics_suite.main(["make", str(REAL_GAMES), "--out", str(out), "--max-per-kind", "5"]) == 0
+    assert "16 games" in capsys.readouterr().out
+    rows = tactics_suite.read_suite(out)
+    assert rows and all(len(s) for _, _, s in rows) and sum(k == "defend" for k, _, _ in rows) == 5
+    assert tactics_suite.main(["score", "greedy", "alphabeta:depth=1", "--suite", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| greedy |" in table and "| alphabeta:depth=1 |" in table and "5/5 (100.0%)" in table
+    bad = tmp_path / "bad.txt"
+    bad.write_text("win1\tnot a game\twA1\n")
+    assert tactics_suite.main(["score", "greedy", "--suite", str(bad)]) == 2
+    assert "bad.txt:1: not a suite line" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["win1", "defend"])
+def test_the_shipped_player_solves_every_win_in_one_and_defence_at_default_simulations(kind):
+    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == kind]
+    result = tactics_suite.score(f"alphazero:ckpt={SHIPPED},device=cpu", suite)
+    solved, total, _ = result[kind]
+    assert DEFAULT_SIMS >= 64
+    assert solved == total, f"{kind}: {solved}/{total}"
