@@ -20,8 +20,9 @@ ply cap is valued as self-play labels it (the adjudicated result, ``search.leave
 Exact tactics: proven values are kept in the tree and passed up (MCTS-Solver, see
 ``search.kernels``), every expansion checks which moves end the game at once, and every root
 also which moves let the opponent win at once (``scan_root``): those are proven losses, never
-entered while another move exists. A root proven won plays its winning move at once; a move
-proven lost is never chosen while another is not. ``SearchResult.proof`` and ``move_proof``
+entered while another move exists. A root proven won plays its winning move (a win in one
+first: the solver knows no distances, so a longer proven win only when none wins at once); a
+move proven lost is never chosen while another is not. ``SearchResult.proof`` and ``move_proof``
 report what was proven; the training targets are made as before (visit shares, or the Gumbel
 policy from the visited moves' mean values: a proven move's child backs up its exact value).
 
@@ -200,7 +201,8 @@ class _Search:
     root output; rngs: one per game; ends [B, P] int64 cumulative simulations at the end of
     each phase (PUCT: one phase; padded with the total), phase [B] the current phase, last [B]
     the game's last phase, done [B] simulations performed;
-    g [B, M] Gumbel noise and cand [B, M] int8 root candidates (Gumbel only); leaves: the
+    g [B, M] Gumbel noise and cand [B, M] int8 root candidates (Gumbel only); win_now [B, M] the
+    root moves that win at once (the root checks); leaves: the
     step's leaf rows; params: the select kernel's settings.
     """
 
@@ -216,6 +218,7 @@ class _Search:
     done: np.ndarray
     g: np.ndarray
     cand: np.ndarray
+    win_now: np.ndarray
     leaves: LeafBatch
     params: SelectParams
 
@@ -394,6 +397,7 @@ class BatchedMCTS:
         t = self.tree = grow_tree(t, t.node_capacity, int((t.n_edges + np.where(fresh, n_legal, 0)).max()))
         g = np.zeros((B, M), np.float64)
         cand = np.zeros((B, M), np.int8)
+        win_now = np.zeros((B, M), bool)
         ends = []
         for b in range(B):
             n = int(n_legal[b])
@@ -415,7 +419,7 @@ class BatchedMCTS:
                     t.node_visits[b, root] = 1.0
                     t.node_wsum[b, root] = float(values[b])
             first = int(t.node_first[b, root])
-            lost = self._root_tactics(boards[b], hists[b], b, root, first, n)
+            lost, win_now[b, :n] = self._root_tactics(boards[b], hists[b], b, root, first, n)
             if fresh[b] and t.node_visits[b, root] == 1.0 and t.node_proof[b, root] != UNPROVEN:
                 t.node_wsum[b, root] = float(t.node_proof[b, root]) - 2.0  # its first visit: exact
             p = t.edge_prior_raw[b, first:first + n].copy()
@@ -440,13 +444,14 @@ class BatchedMCTS:
         params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
                               float(cfg.virtual_loss), bool(cfg.gumbel))
         return _Search(boards, hists, n_legal, logits, values, rngs, ends_arr, np.zeros(B, np.int64), last,
-                       np.zeros(B, np.int64), g, cand, allocate_leaves(B * cfg.leaves_per_tree), params)
+                       np.zeros(B, np.int64), g, cand, win_now, allocate_leaves(B * cfg.leaves_per_tree),
+                       params)
 
     def _root_tactics(self, board: np.ndarray, hist: np.ndarray, b: int, root: int, first: int,
-                      n: int) -> np.ndarray:
+                      n: int) -> tuple[np.ndarray, np.ndarray]:
         """The exact one-move checks of game b's root (``scan_root``: wins, moves that lose at
         once or let the opponent win at once), merged into its edges' proofs, and the root
-        proven from them. Returns [n] bool: the moves proven lost."""
+        proven from them. Returns [n] bool masks: the moves proven lost, the moves that win at once."""
         t = self.tree
         if self._tactics_buf is None:
             self._tactics_buf = tactics_buffers()
@@ -456,7 +461,7 @@ class BatchedMCTS:
         np.copyto(edges, codes, where=edges == UNPROVEN)
         if t.node_proof[b, root] == UNPROVEN:
             t.node_proof[b, root] = prove(edges, n)
-        return edges == PROVEN_LOSS
+        return edges == PROVEN_LOSS, codes == PROVEN_WIN
 
     def _step(self, s: _Search, want: np.ndarray) -> None:
         """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
@@ -593,7 +598,9 @@ class BatchedMCTS:
                 else:
                     w = w ** (1.0 / temps[b])
                     out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
-            wins = np.flatnonzero(proofs == PROVEN_WIN)
+            wins = np.flatnonzero(s.win_now[b, :n])  # the fastest win first: a win in one
+            if not wins.size:
+                wins = np.flatnonzero(proofs == PROVEN_WIN)
             if wins.size:  # a proven win is played at once
                 out.chosen[b] = int(wins[np.argmax(out.visits[b, wins])])
         return out

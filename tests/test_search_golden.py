@@ -70,7 +70,7 @@ class Node:
         self.parent = parent
         self.visits = 0.0
         self.wsum = 0.0
-        self.edges = None  # [move, prior, child Node | None, proof] in the encoder's slot order
+        self.edges = None  # [move, prior, child Node | None, proof, ends the game] in slot order
         self.terminal = game.is_over
         self.proof = None  # exact value for the side to move, once proven
         if self.terminal:
@@ -92,7 +92,7 @@ class Node:
             proof = _mover_value(nxt, mover) if nxt.is_over else None
             if proof is None and root and _wins_at_once(nxt):
                 proof = -1.0
-            self.edges.append([int(moves[0, j]), p, None, proof])
+            self.edges.append([int(moves[0, j]), p, None, proof, nxt.is_over])
         self.proof = _prove(self.edges)
         return float(values[0]) if self.proof is None else self.proof
 
@@ -184,7 +184,10 @@ def test_puct_tree_matches_the_reference(tiles, sims):
         assert tree.node_proof[0, child] == _code(edge[2].proof)
     assert tree.edge_proof[0, first:first + n].tolist() == [_code(e[3]) for e in ref.edges]
     assert res.proof[0] == _code(ref.proof)
-    wins = [slot for slot, e in enumerate(ref.edges) if e[3] == 1.0]
+    # a win in one first (the most visited), else any proven win
+    wins = [slot for slot, e in enumerate(ref.edges) if e[3] == 1.0 and e[4]] or \
+        [slot for slot, e in enumerate(ref.edges) if e[3] == 1.0]
+    wins.sort(key=lambda slot: -ref_visits[slot])  # stable: first on ties
     assert res.value[0] == pytest.approx(ref.wsum / ref.visits, abs=1e-5)
     allowed = [v if e[3] != -1.0 else -1.0 for v, e in zip(ref_visits, ref.edges, strict=True)]
     assert int(res.chosen[0]) == (wins[0] if wins else int(np.argmax(allowed)))
