@@ -463,6 +463,43 @@ class BatchedMCTS:
             t.node_proof[b, root] = prove(edges, n)
         return edges == PROVEN_LOSS, codes == PROVEN_WIN
 
+    def _proof_plies(self, b: int, node: int) -> int:
+        """Plies to the end of game b's proven ``node`` under the tree's best play: a win as fast
+        as the tree proves it, a loss as slow (a proven move without a child node ends the game)."""
+        t = self.tree
+        if t.node_terminal[b, node]:
+            return 0
+        code = int(t.node_proof[b, node])
+        first, n = int(t.node_first[b, node]), int(t.node_count[b, node])
+        best = None
+        for e in range(first, first + n):
+            if t.edge_proof[b, e] != code and code != PROVEN_LOSS:
+                continue  # a win (or draw) is made by its winning (drawing) moves
+            child = int(t.edge_child[b, e])
+            plies = 1 if child == NO_NODE else 1 + self._proof_plies(b, child)
+            if best is None or (plies < best if code != PROVEN_LOSS else plies > best):
+                best = plies
+        return 1 if best is None else best
+
+    def _proven_choice(self, b: int, code: int, first: int, n: int, visits: np.ndarray,
+                       win_now: np.ndarray) -> int:
+        """The root slot to play at a proven root: a win in one, else the proven win the tree
+        shows to be fastest (a solver knows no distances: without this a won game could go on
+        forever); at a lost root the slowest loss. Ties: the most visited."""
+        t = self.tree
+        if code == PROVEN_WIN and win_now.any():
+            slots = np.flatnonzero(win_now)
+        else:
+            slots = np.flatnonzero(t.edge_proof[b, first:first + n] == code) if code == PROVEN_WIN \
+                else np.arange(n)
+        plies = []
+        for slot in slots:
+            child = int(t.edge_child[b, first + slot])
+            plies.append(1 if child == NO_NODE else 1 + self._proof_plies(b, child))
+        sign = 1 if code == PROVEN_WIN else -1
+        order = sorted(range(len(slots)), key=lambda i: (sign * plies[i], -visits[slots[i]], i))
+        return int(slots[order[0]])
+
     def _step(self, s: _Search, want: np.ndarray) -> None:
         """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
         and evaluate the new ones in one network call, expand and back up (compiled)."""
@@ -598,11 +635,9 @@ class BatchedMCTS:
                 else:
                     w = w ** (1.0 / temps[b])
                     out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
-            wins = np.flatnonzero(s.win_now[b, :n])  # the fastest win first: a win in one
-            if not wins.size:
-                wins = np.flatnonzero(proofs == PROVEN_WIN)
-            if wins.size:  # a proven win is played at once
-                out.chosen[b] = int(wins[np.argmax(out.visits[b, wins])])
+            if out.proof[b] in (PROVEN_WIN, PROVEN_LOSS):  # the fastest win, the slowest loss
+                out.chosen[b] = self._proven_choice(b, int(out.proof[b]), first, n, out.visits[b, :n],
+                                                    s.win_now[b, :n])
         return out
 
 
