@@ -47,7 +47,7 @@ from models import shipped
 from players.base import Budget, PlayerSpecError, check_in_progress
 
 from .checkpoint import load_model
-from .leaves import play, position_key, previous_key
+from .leaves import PROVEN_WIN, play, position_key, previous_key
 from .mcts import BatchedMCTS, SearchConfig, SearchResult
 from .network import make_evaluator, pick_device
 
@@ -113,6 +113,9 @@ class AlphaZeroPlayer:
         self.clock = clock
         self.last_sims = 0
         self.last_stats: dict[str, int] = {"sims": 0}
+        self.last_proof: int | None = None
+        """After a ``choose`` at a position the search proved won: the plies to the end the
+        tree proves after the move played (the move included); else None."""
         self.rate = FIRST_RATE
         self._keep = kept_config(self.config, sims)
         self._mcts: BatchedMCTS | None = None
@@ -199,6 +202,8 @@ class AlphaZeroPlayer:
             self.rate = done / max(self.clock() - start, 1e-6)
         self.last_sims = done
         self.last_stats = {"sims": done}
+        won = int(result.proof[0]) == PROVEN_WIN
+        self.last_proof = int(result.proof_plies[0]) if won else None
         slot = int(result.chosen[0])
         move = int(result.moves[0, slot])
         board, hist = game.board.copy(), game.hist.copy()

@@ -178,7 +178,10 @@ class SearchResult:
     float32 (training target: visit shares, or the Gumbel improved policy), n_legal [B] int32,
     chosen [B] int32 slot of the move to play (-1 for finished games), value [B] float32 root
     value, sims_done [B] int32 simulations this search performed (``sims`` or the Gumbel
-    schedule's total; 0 for finished games).
+    schedule's total; 0 for finished games), proof [B] int8 the root's proof code for its side
+    to move (``search.leaves.PROVEN_*``, 0 = unproven), move_proof [B, M] int8 each move's proof
+    code for the same side, proof_plies [B] int32 at a root proven won or lost the plies to the
+    end the tree proves after the chosen move (the move included), else -1.
     """
 
     moves: np.ndarray
@@ -191,6 +194,7 @@ class SearchResult:
     sims_done: np.ndarray
     proof: np.ndarray
     move_proof: np.ndarray
+    proof_plies: np.ndarray
 
 
 @dataclass
@@ -482,10 +486,11 @@ class BatchedMCTS:
         return 1 if best is None else best
 
     def _proven_choice(self, b: int, code: int, first: int, n: int, visits: np.ndarray,
-                       win_now: np.ndarray) -> int:
+                       win_now: np.ndarray) -> tuple[int, int]:
         """The root slot to play at a proven root: a win in one, else the proven win the tree
         shows to be fastest (a solver knows no distances: without this a won game could go on
-        forever); at a lost root the slowest loss. Ties: the most visited."""
+        forever); at a lost root the slowest loss. Ties: the most visited. Returns the slot and
+        the plies to the end the tree proves after it (the move included)."""
         t = self.tree
         if code == PROVEN_WIN and win_now.any():
             slots = np.flatnonzero(win_now)
@@ -498,7 +503,7 @@ class BatchedMCTS:
             plies.append(1 if child == NO_NODE else 1 + self._proof_plies(b, child))
         sign = 1 if code == PROVEN_WIN else -1
         order = sorted(range(len(slots)), key=lambda i: (sign * plies[i], -visits[slots[i]], i))
-        return int(slots[order[0]])
+        return int(slots[order[0]]), plies[order[0]]
 
     def _step(self, s: _Search, want: np.ndarray) -> None:
         """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
@@ -596,6 +601,7 @@ class BatchedMCTS:
             n_legal=s.n_legal.copy(), chosen=np.full(B, -1, np.int32),
             value=np.zeros(B, np.float32), sims_done=s.done.astype(np.int32),
             proof=np.zeros(B, np.int8), move_proof=np.zeros((B, M), np.int8),
+            proof_plies=np.full(B, -1, np.int32),
         )
         temps = np.broadcast_to(np.asarray(temperature, np.float64), (B,))
         for b in range(B):
@@ -636,8 +642,8 @@ class BatchedMCTS:
                     w = w ** (1.0 / temps[b])
                     out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
             if out.proof[b] in (PROVEN_WIN, PROVEN_LOSS):  # the fastest win, the slowest loss
-                out.chosen[b] = self._proven_choice(b, int(out.proof[b]), first, n, out.visits[b, :n],
-                                                    s.win_now[b, :n])
+                out.chosen[b], out.proof_plies[b] = self._proven_choice(b, int(out.proof[b]), first, n,
+                                                                        out.visits[b, :n], s.win_now[b, :n])
         return out
 
 

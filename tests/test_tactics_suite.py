@@ -4,6 +4,8 @@ every defence at its default simulations."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -68,20 +70,54 @@ def test_make_and_score_through_the_command_line(tmp_path, capsys):
     assert tactics_suite.main(["make", str(REAL_GAMES), "--out", str(out), "--max-per-kind", "5"]) == 0
     assert "16 games" in capsys.readouterr().out
     rows = tactics_suite.read_suite(out)
-    assert rows and all(len(s) for _, _, s in rows) and sum(k == "defend" for k, _, _ in rows) == 5
+    counts = Counter((kind, game.game_type) for kind, game, _ in rows)
+    assert rows and all(len(s) for _, _, s in rows)
+    assert max(counts.values()) == 5 and len({t for _, t in counts}) >= 6  # sampled per kind and type
     assert tactics_suite.main(["score", "greedy", "alphabeta:depth=1", "--suite", str(out)]) == 0
     table = capsys.readouterr().out
-    assert "| greedy |" in table and "| alphabeta:depth=1 |" in table and "5/5 (100.0%)" in table
+    wins = sum(kind == "win1" for kind, _, _ in rows)
+    assert "| greedy |" in table and "| alphabeta:depth=1 |" in table and f"{wins}/{wins} (100.0%)" in table
     bad = tmp_path / "bad.txt"
     bad.write_text("win1\tnot a game\twA1\n")
     assert tactics_suite.main(["score", "greedy", "--suite", str(bad)]) == 2
     assert "bad.txt:1: not a suite line" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("kind", ["win1", "defend"])
-def test_the_shipped_player_solves_every_win_in_one_and_defence_at_default_simulations(kind):
-    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == kind]
+@pytest.mark.parametrize(("kind", "every"), [("win1", 1), ("defend", 4),
+                                             pytest.param("defend", 1, marks=pytest.mark.slow)])
+def test_the_shipped_player_solves_every_win_in_one_and_defence_at_default_simulations(kind, every):
+    # every defence takes a minute: the default suite checks every fourth, make test-slow all
+    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == kind][::every]
     result = tactics_suite.score(f"alphazero:ckpt={SHIPPED},device=cpu", suite)
     solved, total, _ = result[kind]
     assert DEFAULT_SIMS >= 64
     assert solved == total, f"{kind}: {solved}/{total}"
+
+
+def test_a_proven_win_is_played_out_fast_against_the_best_defence():
+    """From the suite's wins in two, once the search proves the root won, the player wins within
+    the plies the tree proved (the fastest proven win each move; without it a solver may keep a
+    won game going to a repetition)."""
+    from players.registry import make_player as make
+    from search.alphazero_player import AlphaZeroPlayer
+
+    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == "win2"][:20]
+    player = make(f"alphazero:ckpt={SHIPPED},sims=64,device=cpu", seed=0)
+    defender = make("alphabeta:depth=2", seed=0)
+    assert isinstance(player, AlphaZeroPlayer)
+    proven = 0
+    for _, start, _ in suite:
+        game = start.copy()
+        move = player.choose(game)
+        first = player.last_proof
+        game.play(move)
+        if first is None:
+            continue
+        proven += 1
+        for _ in range(first - 1):
+            if game.is_over:
+                break
+            game.play((defender if game.side_to_move != start.side_to_move else player).choose(game))
+        winner = (WHITE_WINS, BLACK_WINS)[start.side_to_move]
+        assert game.is_over and game.status == winner, start.game_string()
+    assert proven >= 5  # the test means something
