@@ -41,7 +41,7 @@ from .board import (
 )
 from .grid import NEIGH
 from .outcome import is_real_draw, queen_pressure
-from .pieces import MOSQUITO, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, PILLBUG
+from .pieces import EXP_PILLBUG, MOSQUITO, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, PILLBUG
 from .rules import MAX_MOVES, generate_moves
 
 UNPROVEN = 0
@@ -52,7 +52,6 @@ PROVEN_DRAW = 2
 """A draw with best play."""
 PROVEN_WIN = 3
 """The mover wins."""
-EXP_PILLBUG_BIT = 4
 
 _NEIGH = NEIGH
 _BUG = PIECE_BUG
@@ -145,7 +144,7 @@ def _opponent_may_surround(board: np.ndarray, colour: int) -> bool:
         return False
     if queen_pressure(board, colour) == 5:
         return True
-    if board[EXPANSIONS] & EXP_PILLBUG_BIT == 0:
+    if board[EXPANSIONS] & EXP_PILLBUG == 0:
         return False
     for d in range(6):
         t = board[TOP + _NEIGH[qh, d]]

@@ -20,8 +20,8 @@ ply cap is valued as self-play labels it (the adjudicated result, ``search.leave
 Exact tactics: proven values are kept in the tree and passed up (MCTS-Solver, see
 ``search.kernels``), every expansion checks which moves end the game at once, and every root
 also which moves let the opponent win at once (``scan_root``): those are proven losses, never
-entered while another move exists. A root proven won plays its winning move (a win in one
-first: the solver knows no distances, so a longer proven win only when none wins at once); a
+entered while another move exists. A root proven won plays a win in one, else the fastest win
+the tree proves (the solver itself knows no distances); a root proven lost the slowest loss; a
 move proven lost is never chosen while another is not. ``SearchResult.proof`` and ``move_proof``
 report what was proven; the training targets are made as before (visit shares, or the Gumbel
 policy from the visited moves' mean values: a proven move's child backs up its exact value).
