@@ -20,8 +20,11 @@ The search is one recursive numba kernel working in place on a copy of the board
 
 Time control: numba code cannot read a clock, so the kernel stops after a node budget and
 Python runs the deepening loop: before each depth it turns the time left into a node budget
-from the measured speed (nodes per second). An aborted depth keeps the best root move among
-the root moves it finished (the previous depth's best is searched first, so this is never
+from the measured speed (nodes per second). The budget is an estimate (a machine that got
+busier runs slower than it measured), so a timed search also arms a timer thread that raises,
+at the deadline, a stop flag the kernel reads at every node (``search_depth`` releases the GIL
+to let the timer run). An aborted depth keeps the best root move among the root moves it
+finished (the previous depth's best is searched first, so this is never
 a move the search knows less about). The speed is measured on searches that say something
 about it (:func:`_speed_sample`): a depth cut by its node budget (the kernel ran flat out),
 or one that finished at least :data:`NPS_MIN_NODES` nodes in at least 10 ms. A few nodes in a
@@ -32,6 +35,7 @@ whatever the time given.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -75,8 +79,9 @@ NPS_MIN_NODES = 1000
 _NEIGH = NEIGH
 _N_HISTORY = PASS + 1
 
-# stats slots shared between Python and the kernel ([8] int64)
-S_NODES, S_LIMIT, S_ABORTED, S_BEST, S_SCORE, S_PREV = 0, 1, 2, 3, 4, 5
+# stats slots shared between Python and the kernel ([8] int64); S_STOP is raised by the
+# deadline timer thread while the kernel runs
+S_NODES, S_LIMIT, S_ABORTED, S_BEST, S_SCORE, S_PREV, S_STOP = 0, 1, 2, 3, 4, 5, 6
 
 
 @njit(cache=True)
@@ -142,7 +147,7 @@ def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_mo
              tt_depths, tt_flags, killers, history, weights, stats):
     """Fail-soft negamax with alpha-beta; the score is from the side to move's view."""
     stats[S_NODES] += 1
-    if stats[S_NODES] >= stats[S_LIMIT]:
+    if stats[S_NODES] >= stats[S_LIMIT] or stats[S_STOP]:
         stats[S_ABORTED] = 1
         return 0
     if board[STATUS] != IN_PROGRESS:
@@ -220,7 +225,7 @@ def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_mo
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_depth(board, hist, depth, moves, scores, tt_keys, tt_moves, tt_scores, tt_depths, tt_flags,
                  killers, history, weights, stats, seed):
     """One full-width search of ``depth`` plies from the root (board restored on return).
@@ -321,36 +326,18 @@ class AlphaBeta:
         deadline = None if time_s is None else start + max(0.0, 0.9 * time_s - 0.03)
         self.history //= 8
         self.killers[:] = -1
-        best = SearchResult(int(legal[0]), 0, 0, 0, 0.0)
-        nodes_total = 0
-        for d in range(1, max_depth + 1):
-            now = time.perf_counter()
-            if deadline is None:
-                limit = 1 << 62
-            else:
-                left = deadline - now
-                if d > 1 and (left <= 0 or now - start > 0.5 * (deadline - start)):
-                    break  # the next depth would not finish in time
-                limit = max(200, int(left * self.nps))
-            self.stats[:] = 0
-            self.stats[S_LIMIT] = limit
-            self.stats[S_PREV] = best.move if d > 1 else -1
-            t0 = time.perf_counter()
-            score = search_depth(board, hist, d, self.moves, self.scores, self.tt_keys, self.tt_moves,
-                                 self.tt_scores, self.tt_depths, self.tt_flags, self.killers, self.history,
-                                 self.weights, self.stats, int(self._rng.integers(1 << 31)))
-            spent = time.perf_counter() - t0
-            nodes = int(self.stats[S_NODES])
-            nodes_total += nodes
-            if _speed_sample(nodes, spent, bool(self.stats[S_ABORTED])):
-                self.nps = max(1000.0, nodes / spent)
-            if self.stats[S_ABORTED]:
-                if self.stats[S_BEST] >= 0:
-                    best = SearchResult(int(self.stats[S_BEST]), int(self.stats[S_SCORE]), best.depth, 0, 0.0)
-                break
-            best = SearchResult(int(self.stats[S_BEST]), int(score), d, 0, 0.0)
-            if abs(score) > MATE_BOUND:
-                break  # a forced result: deeper search cannot change it
+        # a fresh stats array per search: a late timer can only stop the search that armed it
+        stats = self.stats = np.zeros(8, dtype=np.int64)
+        timer = None
+        if deadline is not None:
+            timer = threading.Timer(max(0.0, deadline - time.perf_counter()), stats.__setitem__, (S_STOP, 1))
+            timer.daemon = True
+            timer.start()
+        try:
+            best, nodes_total = self._deepen(board, hist, legal, max_depth, start, deadline, stats)
+        finally:
+            if timer is not None:
+                timer.cancel()
         if lost.any() and lost[root_moves == best.move].any():
             # a depth-1 (or cut) search may pick a move after which the opponent wins at once:
             # the best of the others by one-ply score instead
@@ -361,6 +348,47 @@ class AlphaBeta:
         best.nodes = nodes_total
         best.seconds = time.perf_counter() - start
         return best
+
+    def _deepen(self, board: np.ndarray, hist: np.ndarray, legal: np.ndarray, max_depth: int,
+                start: float, deadline: float | None, stats: np.ndarray) -> tuple[SearchResult, int]:
+        """The iterative-deepening loop: (best result, nodes searched)."""
+        best = SearchResult(int(legal[0]), 0, 0, 0, 0.0)
+        nodes_total = 0
+        for d in range(1, max_depth + 1):
+            now = time.perf_counter()
+            if deadline is None:
+                limit = 1 << 62
+            else:
+                left = deadline - now
+                if d > 1 and not _next_depth_fits(start, now, deadline):
+                    break
+                limit = max(200, int(left * self.nps))
+            stats[:S_STOP] = 0
+            stats[S_LIMIT] = limit
+            stats[S_PREV] = best.move if d > 1 else -1
+            t0 = time.perf_counter()
+            score = search_depth(board, hist, d, self.moves, self.scores, self.tt_keys, self.tt_moves,
+                                 self.tt_scores, self.tt_depths, self.tt_flags, self.killers, self.history,
+                                 self.weights, stats, int(self._rng.integers(1 << 31)))
+            spent = time.perf_counter() - t0
+            nodes = int(stats[S_NODES])
+            nodes_total += nodes
+            if _speed_sample(nodes, spent, bool(stats[S_ABORTED])):
+                self.nps = max(1000.0, nodes / spent)
+            if stats[S_ABORTED]:
+                if stats[S_BEST] >= 0:
+                    best = SearchResult(int(stats[S_BEST]), int(stats[S_SCORE]), best.depth, 0, 0.0)
+                break
+            best = SearchResult(int(stats[S_BEST]), int(score), d, 0, 0.0)
+            if abs(score) > MATE_BOUND:
+                break  # a forced result: deeper search cannot change it
+        return best, nodes_total
+
+
+def _next_depth_fits(start: float, now: float, deadline: float) -> bool:
+    """Whether another depth is worth starting: a depth takes a few times the one before, so
+    not once half the time is gone."""
+    return now < deadline and now - start <= 0.5 * (deadline - start)
 
 
 def _speed_sample(nodes: int, seconds: float, aborted: bool) -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 from hive_env import Game
 from hive_env.position import board_from_tiles
-from players import Budget, Player, make_player, search_stats
+from players import Budget, Player, alphabeta, make_player, search_stats
 from players.alphabeta import MATE_BOUND, AlphaBeta, AlphaBetaPlayer, _speed_sample
 from players.heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, make_weights, score_moves
 
@@ -116,6 +116,24 @@ def test_time_limit_and_no_mutation():
     assert time.perf_counter() - start < 0.3 + 0.15  # margin for a loaded machine
     assert result.depth >= 2 and result.move in game.legal_moves()
     assert np.array_equal(board, game.board) and np.array_equal(hist, game.hist)
+
+
+@pytest.mark.slow  # asserts wall-clock time: run in the slow CI step
+def test_a_machine_slower_than_measured_still_stops_at_the_deadline(monkeypatch):
+    """The node budget and the choice to start another depth come from a speed measured earlier;
+    on a machine that got busier since, a search ran past its time (2.17 s for ``bestmove time
+    00:00:02`` in CI). The deadline timer stops the kernel whatever the estimates say."""
+    game = Game.from_string(MIDGAME)
+    search = AlphaBeta(tt_bits=18)
+    search.search(game.board, game.hist, depth=1)  # load the kernels
+    # estimates as wrong as they get: a budget that never runs out, every depth "fits"
+    search.nps = 1e12
+    monkeypatch.setattr(alphabeta, "_speed_sample", lambda *args: False)
+    monkeypatch.setattr(alphabeta, "_next_depth_fits", lambda *args: True)
+    start = time.perf_counter()
+    result = search.search(game.board, game.hist, time_s=1.0)
+    assert time.perf_counter() - start < 1.0 + 0.15
+    assert result.move in game.legal_moves() and result.depth >= 2
 
 
 def test_forced_move_is_returned_without_search():
