@@ -41,7 +41,7 @@ def positions_per_s(rc: RunConfig, seconds: float) -> float:
     replay = ReplayStore(rc.run_dir / "replay")
     stop, procs, remote = mp.get_context("spawn").Event(), [], None
     if rc.backend == "ray":
-        from training.ray_backend import RaySelfPlay
+        from training.ray_selfplay import RaySelfPlay
 
         remote = RaySelfPlay(rc, model, 0, log=lambda line: None)
     else:

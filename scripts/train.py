@@ -1,7 +1,7 @@
 """``hive-train``: AlphaZero-style self-play training (Hydra config in configs/).
 
     hive-train experiment=smoke              # a few minutes on a CPU
-    hive-train experiment=cpu                # about half an hour on 2 cores: beats greedy
+    hive-train experiment=cpu                # at most an hour on 2 cores: beats random and greedy
     hive-train experiment=gpu name=run1      # one GPU
     hive-train experiment=cpu model.width=64 seed=3
 
@@ -9,6 +9,7 @@ Rerunning the same command resumes the run in ``runs/<name>`` (settings that cha
 network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and SIGTERM
 (exit 143) stop it cleanly with one line. Progress goes to stdout and ``<run_dir>/train.log``
 (Hydra's job logging, configs/train.yaml): a bar on a terminal, plain periodic lines otherwise.
+The job itself is :func:`training.loop.train`; this is its command line.
 """
 
 from __future__ import annotations
@@ -21,70 +22,32 @@ import sys
 for _s in (signal.SIGINT, signal.SIGTERM):
     signal.signal(_s, lambda n, f: sys.exit(128 + n))
 
-from pathlib import Path  # noqa: E402
-
 import hydra  # noqa: E402
-from omegaconf import DictConfig, OmegaConf  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
 
-from hive_env.compile_notice import notice_first_compile  # noqa: E402
-from hive_env.files import write_atomic  # noqa: E402
-from training.config import ConfigError, register_configs, run_config  # noqa: E402
+from training.config import ConfigError, register_configs  # noqa: E402
+from training.loop import CONFIGS  # noqa: E402
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 register_configs()  # the defaults of every setting, first in configs/train.yaml's defaults list
 
 
-@hydra.main(config_path=CONFIGS, config_name="train", version_base=None)
+@hydra.main(config_path=str(CONFIGS), config_name="train", version_base=None)
 def main(cfg: DictConfig) -> None:
     from search.checkpoint import CheckpointError
-    from training.gating import Evaluation
-    from training.loop import (
-        Run,
-        Stopped,
-        check_resume,
-        git_commit,
-        record_resume,
-        save_final,
-        stop_on_signals,
-    )
+    from training.loop import train
+    from training.run import Stopped, stop_on_signals
 
     stop_on_signals()
     log = logging.getLogger("hive-train").info  # console (plain) and train.log (timed)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
     try:
-        rc = run_config(cfg)
-        changes = check_resume(rc.run_dir, resolved)  # before anything is written
-    except ConfigError as e:
-        print(f"hive-train: error: {e}", file=sys.stderr)
-        sys.exit(2)
-    rc.run_dir.mkdir(parents=True, exist_ok=True)
-    commit = git_commit()
-    write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
-    if changes:
-        record_resume(rc.run_dir, changes, commit)
-        log(f"hive-train: resuming with changed settings: {'; '.join(changes)}")
-    log(f"run directory: {rc.run_dir} (rerun the same command to resume)")
-    log(f"TensorBoard: tensorboard --logdir {rc.run_dir / 'tb'}")
-    notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
-    run = None
-    try:
-        run = Run(rc, resolved, log=log)
-        evaluation = Evaluation(rc, log=log)
-        evaluation.catch_up(run)
-        run.run(evaluate_hook=evaluation.on_checkpoint)
-        final = save_final(run)
-        log(f"final checkpoint: {final}")
-        evaluation.final_match(final, run)
-    except CheckpointError as e:  # a crafted checkpoint in the run directory (damaged ones are skipped)
+        train(cfg, log=log)
+    except (ConfigError, CheckpointError) as e:  # a bad setting; a crafted checkpoint in the run directory
         print(f"hive-train: error: {e}", file=sys.stderr)
         sys.exit(2)
     except Stopped as e:
-        at = f"at step {run.trainer.step}" if run is not None else "during start-up"
+        at = f"at step {e.step}" if e.step is not None else "during start-up"
         print(f"hive-train: interrupted {at}; rerun the same command to resume", file=sys.stderr)
         sys.exit(e.exit_code)
-    finally:
-        if run is not None:
-            run.metrics.close()
 
 
 if __name__ == "__main__":

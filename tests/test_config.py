@@ -12,6 +12,7 @@ import pytest
 import torch
 import yaml
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 from hive_env.outcome import DEFAULT_PLY_CAP
 from hive_env.vec_env import HiveVecEnv
@@ -28,9 +29,9 @@ from training.config import (
     RunConfig,
     defaults,
     register_configs,
-    resume_changes,
     run_config,
 )
+from training.resume import resume_changes
 from training.selfplay import SelfPlay
 from training.trainer import Trainer
 
@@ -89,6 +90,53 @@ def test_model_yaml_files_only_name_a_size():
     for path in (CONFIGS / "model").glob("*.yaml"):
         assert yaml.safe_load(path.read_text()) == {"size": path.stem}
     assert {p.stem for p in (CONFIGS / "model").glob("*.yaml")} <= set(SIZES)
+
+
+def _composed(overrides: list[str]) -> dict:
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        cfg = compose(config_name="train", overrides=overrides)
+    return OmegaConf.to_container(cfg, resolve=False)
+
+
+def _flat(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in tree.items():
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _restated(body: dict, before: dict) -> list[str]:
+    """The keys of ``body`` whose value is what the config had without them."""
+    return [k for k, v in _flat(body).items() if k in before and before[k] == v]
+
+
+def test_no_yaml_file_restates_a_default():
+    """Defaults live in the dataclasses; a yaml value equal to what it replaces does nothing
+    but hide that a change of the dataclass's default would not reach hive-train."""
+    tree = defaults()
+    for group in GROUPS:
+        for path in sorted((CONFIGS / group).glob("*.yaml")) if (CONFIGS / group).is_dir() else []:
+            body = yaml.safe_load(path.read_text()) or {}
+            if group == "model":
+                body.pop("size")  # the option's identity (test_model_yaml_files_only_name_a_size)
+            restated = _restated(body, _flat(tree[group]))
+            assert not restated, f"{path.relative_to(CONFIGS)} restates defaults: {restated}"
+    for path in sorted((CONFIGS / "experiment").glob("*.yaml")):
+        body = yaml.safe_load(path.read_text())
+        base = []  # what the preset's defaults list alone composes to
+        for entry in body.pop("defaults", []):
+            if isinstance(entry, str):
+                base.append(f"experiment={entry}")  # a preset built on another
+            else:
+                ((key, option),) = entry.items()
+                base.append(f"{key.removeprefix('override /')}={option}")
+        restated = _restated(body, _flat(_composed(base)))
+        assert not restated, f"experiment/{path.name} restates what it overrides: {restated}"
+    assert _restated({"search": {"sims": 64}}, _flat(_composed([]))) == ["search.sims"]  # the check sees
 
 
 # ----- start-up checks -------------------------------------------------------------------------

@@ -21,9 +21,10 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from search.checkpoint import load_model
-from training.config import register_configs, resume_changes, run_config
+from training.config import register_configs, run_config
 from training.gating import file_hash
-from training.loop import Run
+from training.resume import resume_changes
+from training.run import Run
 
 from helpers import ROOT, hive_train, wait_for
 

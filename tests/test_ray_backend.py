@@ -1,4 +1,5 @@
-"""``backend=ray`` (training.ray_backend): a smoke run on a local Ray, a run whose actors live on
+"""``backend=ray`` (training.ray_selfplay, training.ray_arena): a smoke run on a local Ray, a run
+whose actors live on
 a second node of a loopback cluster, and a run that loses an actor midway. The runs are slow
 (``make test-slow``); they skip when ray is not installed (``pip install -e .[ray]``)."""
 
@@ -83,7 +84,7 @@ def test_ray_settings_are_typed_and_checked():
 
 
 def test_backend_and_ray_settings_may_change_on_resume():
-    from training.config import resume_changes
+    from training.resume import resume_changes
 
     refused, allowed = resume_changes({"backend": "local", "ray": {"address": "local"}},
                                       {"backend": "ray", "ray": {"address": "auto"}})

@@ -368,16 +368,16 @@ def test_a_worker_loads_new_checkpoints_into_the_evaluator_it_has(tmp_path):
     torch.manual_seed(1)
     store.publish(10, build_model("tiny"))
     worker = WorkerLoop(cfg, 0, torch.device("cpu"))
-    assert worker.refresh() and worker.step_loaded == 10
-    evaluate, selfplay = worker.evaluate, worker.selfplay
+    assert worker.refresh() and worker.player.step_loaded == 10
+    evaluate, selfplay = worker.player.evaluate, worker.player.selfplay
     assert evaluate.backend == "numba"  # the fast path, as at play
     worker.play()
     assert len(selfplay.mcts.cache) > 0
     torch.manual_seed(2)
     newer = build_model("tiny")
     store.publish(20, newer)
-    assert worker.refresh() and worker.step_loaded == 20
-    assert worker.evaluate is evaluate and worker.selfplay is selfplay  # nothing rebuilt
+    assert worker.refresh() and worker.player.step_loaded == 20
+    assert worker.player.evaluate is evaluate and worker.player.selfplay is selfplay  # nothing rebuilt
     assert len(selfplay.mcts.cache) == 0  # the old network's outputs forgotten
     later = Game.from_string("Base;InProgress;White[2];wS1;bG1 -wS1")
     obs = observe_batch(np.stack([Game("Base").board, later.board]))

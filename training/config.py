@@ -8,7 +8,7 @@ Each config group has a dataclass, and its defaults live there and nowhere else:
     selfplay  SelfPlaySettings     training.selfplay.SelfPlayConfig + worker processes
     train     TrainSettings        training.trainer.TrainConfig + checkpoints kept
     eval      EvalConfig           evaluation during and after training (training.gating)
-    ray       RayConfig            the Ray cluster of ``backend=ray`` (training.ray_backend)
+    ray       RayConfig            the Ray cluster of ``backend=ray`` (training.ray_selfplay)
 
 plus the top-level ``seed``, ``device``, ``compile``, ``backend``, ``name`` and ``run_dir`` of
 :class:`RunConfig`. :func:`register_configs` puts these defaults into Hydra's ConfigStore
@@ -125,9 +125,12 @@ class TrainSettings(TrainConfig):
     """Training: :class:`training.trainer.TrainConfig` plus checkpoint housekeeping.
 
     Args:
+        min_positions: as in ``TrainConfig``, with a full run's default (the library's
+            smaller one suits tests).
         keep_checkpoints: step checkpoints kept on disk (best.pt and final.pt always are).
     """
 
+    min_positions: int = 2000
     keep_checkpoints: int = 20
 
     def __post_init__(self):
@@ -214,7 +217,7 @@ class EvalConfig:
 
 @dataclass(frozen=True)
 class RayConfig:
-    """Self-play on a Ray cluster (``backend=ray``, training.ray_backend): ``selfplay.workers``
+    """Self-play on a Ray cluster (``backend=ray``, training.ray_selfplay): ``selfplay.workers``
     actors placed by resources, evaluation games as Ray tasks; the trainer stays in the driver.
 
     Args:
@@ -286,7 +289,7 @@ class RunConfig:
         device: ``auto`` (CUDA when present, else CPU), ``cpu``, ``cuda`` or ``cuda:N``.
         compile: torch.compile the network in self-play and training (pays off on GPUs).
         backend: ``local`` (self-play processes on this machine) or ``ray`` (actors on a Ray
-            cluster, configured by ``ray``; training.ray_backend).
+            cluster, configured by ``ray``; training.ray_selfplay).
         inference: the self-play network's inference backend (``search.network.BACKENDS``;
             ``auto``: numba on a CPU, with ``compile`` the compiled model for batches of 8 or
             more of networks wider than ``small``;
@@ -310,6 +313,24 @@ class RunConfig:
     backend: str = "local"
     inference: str = "auto"
     max_legal: int = MAX_LEGAL
+
+    def __post_init__(self):
+        """The checks across groups (each group checks its own settings)."""
+        _check_device(self.device)
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.inference not in INFERENCE_BACKENDS:
+            raise ValueError(f"inference must be one of {', '.join(INFERENCE_BACKENDS)}, "
+                             f"got {self.inference!r}")
+        if self.backend == "ray" and self.selfplay.workers < 1:
+            raise ValueError("selfplay.workers must be >= 1 with backend=ray (it is the number of actors)")
+        sp = self.selfplay
+        if sp.full_search_prob < 1 and sp.fast_sims > self.search.sims:
+            raise ValueError(f"selfplay.fast_sims ({sp.fast_sims}) must be at most search.sims "
+                             f"({self.search.sims})")
+        if self.train.aux and not self.model.aux_head:
+            raise ValueError("train.moves_left_weight and train.pressure_weight train the auxiliary head: "
+                             "set model.aux_head=true (or the weights to 0)")
 
 
 def defaults() -> dict[str, Any]:
@@ -391,12 +412,12 @@ def _group(name: str, cls: type, section: Any) -> Any:
 
 def _check_device(device: str) -> None:
     if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and device[5:].isdigit()):
-        raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
     if device.startswith("cuda"):
         import torch
 
         if not torch.cuda.is_available():
-            raise ConfigError(f"device={device} but no CUDA device is available (use device=cpu or auto)")
+            raise ValueError(f"device={device} but no CUDA device is available (use device=cpu or auto)")
 
 
 def run_config(cfg: DictConfig) -> RunConfig:
@@ -406,7 +427,9 @@ def run_config(cfg: DictConfig) -> RunConfig:
     every value's type against its field's annotation; each group's own checks (its
     dataclass's ``__post_init__``: ranges, even game counts, gating, player specs of
     ``eval.opponents`` and ``eval.final_opponents``, model size, ``search.max_nodes``
-    against ``search.sims``); ``selfplay.fast_sims`` against ``search.sims``; and the device.
+    against ``search.sims``); then :class:`RunConfig`'s checks across groups (device,
+    backend, inference, ``selfplay.fast_sims`` against ``search.sims``, the auxiliary weights
+    against ``model.aux_head``).
     """
     c = OmegaConf.to_container(cfg, resolve=True)
     c.pop("hydra", None)
@@ -416,70 +439,8 @@ def run_config(cfg: DictConfig) -> RunConfig:
     if "run_dir" not in c:
         raise ConfigError("run_dir must be set")
     top = {k: _typed(c[k], hints[k], k) for k in TOP_LEVEL if k in c}
-    _check_device(top.get("device", "auto"))
-    if top.get("backend", "local") not in BACKENDS:
-        raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {top['backend']!r}")
-    if top.get("inference", "auto") not in INFERENCE_BACKENDS:
-        raise ConfigError(f"inference must be one of {', '.join(INFERENCE_BACKENDS)}, "
-                          f"got {top['inference']!r}")
-    if top.get("backend") == "ray" and groups["selfplay"].workers < 1:
-        raise ConfigError("selfplay.workers must be >= 1 with backend=ray (it is the number of actors)")
-    sp, search = groups["selfplay"], groups["search"]
-    if sp.full_search_prob < 1 and sp.fast_sims > search.sims:
-        raise ConfigError(f"selfplay.fast_sims ({sp.fast_sims}) must be at most search.sims ({search.sims})")
-    tc = groups["train"]
-    if tc.aux and not groups["model"].aux_head:
-        raise ConfigError("train.moves_left_weight and train.pressure_weight train the auxiliary head: "
-                          "set model.aux_head=true (or the weights to 0)")
     groups["model"] = groups["model"].model_config()
-    return RunConfig(**groups, **top)
-
-
-# ----- resuming ----------------------------------------------------------------------------------
-RESUME_FIXED = ("env.", "model.")
-"""Settings a resumed run must keep (prefixes of full keys): they change the network or the
-meaning of its data. ``env.game_type`` sets the action space and the pieces, ``env.ply_cap``
-decides which games end as draws (and so their labels), and ``model.*`` sets the
-network's shape (a change that resolves to the same network, e.g. ``model.size=tiny`` for
-``model.width=32 model.layers=2``, is allowed). Everything else (``train.*``, ``selfplay.*``,
-``search.*``, ``eval.*``, ``ray.*``, ``seed``, ``device``, ``compile``, ``backend``, ``name``) may
-change on resume: a run started on one machine may go on on a Ray cluster and back."""
-
-RESUME_IGNORED = ("run_dir", "hydra")
-"""Top-level keys never compared on resume."""
-
-
-def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
-    """``{"a": {"b": 1}}`` as ``{"a.b": 1}`` (lists and tuples are values)."""
-    if not isinstance(tree, dict):
-        return {prefix[:-1]: tree}
-    out: dict[str, Any] = {}
-    for k, v in tree.items():
-        out.update(_flat(v, f"{prefix}{k}."))
-    return out
-
-
-def _same_network(saved: dict, new: dict) -> bool:
-    """Whether two ``model`` sections resolve to the same :class:`ModelConfig`."""
     try:
-        return (ModelSettings(**(saved.get("model") or {})).model_config()
-                == ModelSettings(**(new.get("model") or {})).model_config())
-    except (TypeError, ValueError):
-        return False
-
-
-def resume_changes(saved: dict, new: dict) -> tuple[list[str], list[str]]:
-    """The differences between the settings a run was saved with and the new ones, as
-    ``key: old -> new`` texts: (refused, allowed). Refused are the :data:`RESUME_FIXED` keys."""
-    old = {k: v for k, v in _flat(saved).items() if k.split(".")[0] not in RESUME_IGNORED}
-    cur = {k: v for k, v in _flat(new).items() if k.split(".")[0] not in RESUME_IGNORED}
-    refused, allowed = [], []
-    same_network = _same_network(saved, new)
-    for key in sorted(set(old) | set(cur)):
-        a, b = old.get(key, "<unset>"), cur.get(key, "<unset>")
-        if a == b:
-            continue
-        text = f"{key}: {a} -> {b}"
-        fixed = key.startswith(RESUME_FIXED) and not (key.startswith("model.") and same_network)
-        (refused if fixed else allowed).append(text)
-    return refused, allowed
+        return RunConfig(**groups, **top)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None

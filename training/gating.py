@@ -48,7 +48,7 @@ from search.checkpoint import CheckpointError, read_checkpoint
 
 from .checkpoint import CheckpointStore
 from .config import RunConfig
-from .loop import Run
+from .run import Run
 
 LEDGER_VERSION = 1
 """Version of ``eval/ledger.json``."""
@@ -247,7 +247,7 @@ class Evaluation:
         anchor = "random" if "random" in config.players else None
         executor = None
         if self.cfg.backend == "ray":  # the games as Ray tasks anywhere on the cluster
-            from .ray_backend import ray_executor
+            from .ray_arena import ray_executor
 
             executor = ray_executor(self.cfg.ray, self.log)
         return run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,

@@ -1,338 +1,90 @@
-"""The training run: self-play workers, the trainer, checkpoints and evaluation, wired together.
+"""The whole training job of ``hive-train``, callable from Python: :func:`train`.
 
-Processes talk only through two stores in the run directory::
+    from training.loop import train, compose_config
+    result = train(compose_config(["experiment=smoke", "run_dir=/tmp/smoke"]))
 
-    run_dir/
-      config.yaml          resolved config (+ git commit) of the run
-      checkpoints/         CheckpointStore: ckpt_<step>.pt (model + full trainer state), best.pt
-      replay/              ReplayStore: shard_<worker>_<seq>.npz, games_<worker>.txt
-      resumes.log          one line per resume with changed settings
-      tb/                  TensorBoard events
-      eval/                evaluations (training.gating): ledger.json, frozen/, arena results
-
-Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
-runs and tests) poll the checkpoint store for the newest network and write shards. With
-``backend=ray`` they are Ray actors that get the weights through Ray's object store and hand their
-shards to this process, which writes them (training.ray_backend): the run directory is the same. The
-trainer trains while ``samples_trained <= samples_per_position * positions_in_replay``
-and publishes a checkpoint every ``checkpoint_every`` steps. A run killed at any moment
-resumes from its directory with the same command: the newest readable checkpoint restores
-model, optimiser, step and RNG states; replay shards on disk are kept. Before writing anything,
-:func:`check_resume` compares the new settings with the saved ones (``config.yaml``, else the
-newest checkpoint's): changes of the network or of the data's meaning are refused, the others
-are recorded in ``resumes.log``. SIGINT and SIGTERM stop the trainer cleanly (:func:`stop_on_signals`:
-workers stopped, TensorBoard flushed); workers ignore SIGINT and are stopped by the trainer.
-
-Checkpoints hold plain data and tensors only (loadable with ``torch.load(weights_only=True)``):
-the RNG states are stored as tuples, lists, dicts, ints and a tensor.
+Checks the settings (:func:`training.config.run_config`) and, for an existing run directory,
+the changes since its last start (training.resume) before writing anything; saves the
+resolved config beside the run's outputs; trains (training.run) with evaluation of
+checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match.
+Rerunning with the same run directory resumes. The command line (scripts/train.py) adds
+Hydra's command-line parsing and logging, signal handling and the messages of a user error.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
-import random
-import signal
-import subprocess
-import time
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
+from omegaconf import DictConfig, OmegaConf
 
+from hive_env.compile_notice import notice_first_compile
 from hive_env.files import write_atomic
-from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
-from search.network import pick_device
 
-from .checkpoint import CheckpointStore
-from .config import ConfigError, RunConfig, resume_changes
-from .metrics import Metrics, Progress
-from .replay import ReplayStore
-from .trainer import Trainer
-from .worker import WorkerLoop, seed_everything, worker_main
+from .config import register_configs, run_config
+from .gating import Evaluation
+from .resume import check_resume, record_resume
+from .run import Run, Stopped, git_commit, save_final
 
-# ----- signals and resuming ----------------------------------------------------------------------
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+"""The Hydra configs of hive-train (configs/train.yaml and its groups)."""
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGINT or SIGTERM in the trainer process (:func:`stop_on_signals`); ``exit_code`` is
-    128 + the signal's number (130, 143)."""
+@dataclass
+class TrainResult:
+    """What a finished :func:`train` leaves: the run directory, ``final.pt``, the final match's report."""
 
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-        self.exit_code = 128 + signum
-
-
-def stop_on_signals() -> None:
-    """Make SIGINT and SIGTERM raise :class:`Stopped` in this (the main) thread, so ``finally``
-    blocks stop the workers and flush TensorBoard. A second signal while stopping exits at
-    once with the same status (a run may be killed at any moment and resumed)."""
-
-    def handler(signum, frame):
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, lambda n, f: os._exit(128 + n))
-        raise Stopped(signum)
-
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, handler)
+    run_dir: Path
+    final: Path
+    report: Any
 
 
-def saved_settings(run_dir: Path) -> dict[str, Any] | None:
-    """The settings an existing run was last started with: its ``config.yaml``, else the config
-    stored in its newest readable checkpoint; None for a new run. Reads only."""
-    from omegaconf import OmegaConf
+def compose_config(overrides: list[str] | tuple[str, ...] = ()) -> DictConfig:
+    """hive-train's config for command-line style ``overrides`` (``["experiment=smoke",
+    "run_dir=..."]``), composed by Hydra as the command line composes it."""
+    from hydra import compose, initialize_config_dir
 
-    path = run_dir / "config.yaml"
-    if path.is_file():
-        try:
-            saved = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
-            if isinstance(saved, dict):
-                return saved
-        except Exception:  # a damaged config.yaml: fall back to the checkpoints
-            pass
-    ckpt_dir = run_dir / "checkpoints"
-    if ckpt_dir.is_dir():
-        for p in sorted(ckpt_dir.glob("ckpt_*.pt"), reverse=True):
-            try:
-                config = read_checkpoint(p).get("config")
-            except CheckpointError:
-                continue
-            if isinstance(config, dict):
-                return config
-    return None
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        return compose(config_name="train", overrides=list(overrides))
 
 
-def check_resume(run_dir: Path, settings: dict[str, Any]) -> list[str]:
-    """Compare ``settings`` with those saved in ``run_dir`` (:func:`saved_settings`), writing nothing.
+def train(cfg: DictConfig, log=print) -> TrainResult:
+    """Run (or resume) the training job of ``cfg`` (module docstring).
 
-    Returns:
-        the allowed changes (``key: old -> new``), empty for a new run or the same settings.
     Raises:
-        ConfigError: a change the run cannot take (``training.config.RESUME_FIXED``), all named.
+        training.config.ConfigError: a bad setting, or a change a resumed run cannot take;
+            nothing was written.
+        search.checkpoint.CheckpointError: a crafted checkpoint in the run directory.
+        training.run.Stopped: SIGINT or SIGTERM (with :func:`training.run.stop_on_signals`);
+            ``step`` says where; rerun to resume.
     """
-    saved = saved_settings(run_dir)
-    if saved is None:
-        return []
-    refused, allowed = resume_changes(saved, settings)
-    if refused:
-        raise ConfigError(f"cannot resume {run_dir} with changed {'; '.join(refused)} (they change the "
-                          "network or the meaning of its data): use the old values or another run_dir")
-    return allowed
-
-
-def record_resume(run_dir: Path, changes: list[str], commit: str) -> Path:
-    """Append one line for a resume with ``changes`` to ``run_dir/resumes.log`` (rewritten atomically)."""
-    path = run_dir / "resumes.log"
-    old = path.read_text() if path.is_file() else ""
-    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return write_atomic(path, old + f"{when} git {commit}: {'; '.join(changes)}\n")
-
-
-def _plain_rng_states(rng: np.random.Generator) -> dict[str, Any]:
-    """Python's, numpy's, torch's and ``rng``'s states as plain data and tensors (weights_only-safe)."""
-    name, keys, pos, has_gauss, cached = np.random.get_state()
-    return {"python": random.getstate(),
-            "numpy": (str(name), [int(k) for k in keys], int(pos), int(has_gauss), float(cached)),
-            "torch": torch.get_rng_state(),
-            "generator": rng.bit_generator.state}
-
-
-def _restore_rng_states(states: dict[str, Any], rng: np.random.Generator) -> None:
-    """The inverse of :func:`_plain_rng_states` (also reads numpy states stored as arrays)."""
-    version, internal, gauss = states["python"]
-    random.setstate((version, tuple(internal), gauss))
-    name, keys, pos, has_gauss, cached = states["numpy"]
-    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
-    torch.set_rng_state(states["torch"])
-    rng.bit_generator.state = states["generator"]
-
-
-# ----- the trainer side ------------------------------------------------------------------------
-
-
-def git_commit() -> str:
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    rc = run_config(cfg)
+    changes = check_resume(rc.run_dir, resolved)  # before anything is written
+    rc.run_dir.mkdir(parents=True, exist_ok=True)
+    commit = git_commit()
+    write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
+    if changes:
+        record_resume(rc.run_dir, changes, commit)
+        log(f"hive-train: resuming with changed settings: {'; '.join(changes)}")
+    log(f"run directory: {rc.run_dir} (rerun the same command to resume)")
+    log(f"TensorBoard: tensorboard --logdir {rc.run_dir / 'tb'}")
+    notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
+    run = None
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=Path(__file__).resolve().parent)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-class Run:
-    """The trainer process of a run (see the module docstring)."""
-
-    def __init__(self, cfg: RunConfig, resolved_config: dict, log=print):
-        self.cfg = cfg
-        self.log = log
-        cfg.run_dir.mkdir(parents=True, exist_ok=True)
-        self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
-        self.replay = ReplayStore(cfg.run_dir / "replay")
-        self.device = pick_device(cfg.device)
-        if self.device.type == "cpu" and cfg.selfplay.workers > 0:
-            torch.set_num_threads(1)  # the cores belong to the workers: spinning threads stall all
-        self.resolved_config = resolved_config
-        self.metrics = Metrics(cfg.run_dir / "tb")
-        self.rng = np.random.default_rng(cfg.seed)
-        seed_everything(cfg.seed)
-        from models.gnn import HiveGNN
-
-        self.model = HiveGNN(cfg.model)
-        self.trainer = Trainer(self.model, cfg.train, self.device, cfg.max_legal,
-                               compile=cfg.compile)
-        self.seen_shards: set[str] = set()
-        self.trained = 0  # steps trained by this process (0: final.pt, if there, is still current)
-        self.resumed_from = self._resume()
-
-    # ----- checkpoints ------------------------------------------------------------------------
-    def _resume(self) -> int | None:
-        latest = self.ckpts.latest()
-        if latest is None:
-            self.publish()
-            return None
-        step, state = latest
-        self.model.load_state_dict(state["model"])
-        self.model.to(self.device)
-        if "trainer" in state:
-            self.trainer.load_state(state["trainer"])
-        rng = state.get("rng")
-        if rng:
-            _restore_rng_states(rng, self.rng)
-        self.seen_shards = set(state.get("seen_shards", []))
-        self.log(f"resumed from checkpoint step {step} ({len(self.seen_shards)} shards seen)")
-        return step
-
-    def publish(self) -> Path:
-        return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),
-                                  rng=_plain_rng_states(self.rng),
-                                  config=self.resolved_config, seen_shards=sorted(self.seen_shards),
-                                  git=git_commit())
-
-    # ----- logging of self-play --------------------------------------------------------------
-    def _log_selfplay(self) -> None:
-        new = [p for p in self.replay.shard_paths() if p.name not in self.seen_shards]
-        if not new:
-            return
-        plies, status, trunc = [], [], []
-        for p in new:
-            self.seen_shards.add(p.name)
-            stats = self.replay.stats(p)
-            if stats:
-                plies.append(stats["game_plies"])
-                status.append(stats["game_status"])
-                trunc.append(stats["game_truncated"])
-        if not plies:
-            return
-        self.metrics.selfplay(np.concatenate(plies), np.concatenate(status), np.concatenate(trunc),
-                              self.trainer.step)
-
-    # ----- the loop --------------------------------------------------------------------------
-    def run(self, evaluate_hook=None) -> None:
-        """Train to ``train.steps`` (or ``train.max_minutes``); self-play runs in workers (or
-        inline with 0 workers)."""
-        cfg = self.cfg
-        tc = cfg.train
-        ctx = mp.get_context("spawn")
-        stop = ctx.Event()
-        procs: list = []
-        inline = None
-        remote = None  # backend=ray: actors on a Ray cluster (training.ray_backend)
-        progress = Progress(tc.steps, self.trainer.step, self.log)
-        try:
-            if cfg.backend == "ray":
-                from .ray_backend import RaySelfPlay
-
-                remote = RaySelfPlay(cfg, self.model, self.trainer.step, self.log)
-            elif cfg.selfplay.workers > 0:
-                procs.extend(_start_workers(ctx, cfg, stop))
-            else:
-                inline = WorkerLoop(cfg, 0, self.device)
-            clock = time.monotonic()
-            while self.trainer.step < tc.steps and not self.trainer.out_of_time():
-                now = time.monotonic()
-                self.trainer.seconds += now - clock  # train.max_minutes counts the whole loop
-                clock = now
-                positions = self.replay.count()
-                allowed = positions * tc.samples_per_position / tc.batch_size
-                if positions < tc.min_positions or self.trainer.step >= allowed:
-                    if inline is not None:
-                        inline.refresh()
-                        while not inline.play():
-                            pass
-                    else:
-                        self._check_workers(procs)
-                        if remote is not None:
-                            remote.check()
-                        time.sleep(0.5)
-                    self._log_selfplay()
-                    needed = max(tc.min_positions, int(self.trainer.step * tc.batch_size
-                                                       / tc.samples_per_position) + 1)
-                    progress.waiting(self.metrics.games, self.replay.count(), needed)
-                    continue
-                batch = self.replay.sample(tc.batch_size, tc.window, self.rng, tc.augment)
-                metrics = self.trainer.train_step(batch)
-                self.trained += 1
-                step = self.trainer.step
-                self.metrics.scalars("train", metrics, step)
-                checkpoint = (step % tc.checkpoint_every == 0 or step == tc.steps
-                              or self.trainer.out_of_time())
-                progress.step(step, metrics["total"], positions, checkpoint)
-                if checkpoint:
-                    self._log_selfplay()
-                    self.publish()
-                    if remote is not None:
-                        remote.publish(self.model, step)
-                        remote.report(self.metrics, step)
-                    if evaluate_hook is not None:
-                        evaluate_hook(self, step)
-                    self.metrics.flush()
-            if self.trainer.out_of_time() and self.trained:
-                self.publish()  # the time spent is part of the state a resume reads
-        finally:
-            progress.close()
-            if remote is not None:
-                remote.close()
-            stop.set()
-            for p in procs:
-                p.join(timeout=10)
-                if p.is_alive():
-                    p.terminate()
-            self.metrics.flush()
-
-    def _check_workers(self, procs) -> None:
-        dead = [i for i, p in enumerate(procs) if not p.is_alive()]
-        if dead:
-            codes = [procs[i].exitcode for i in dead]
-            raise RuntimeError(f"self-play worker(s) {dead} died (exit codes {codes}); see their output")
-
-
-def _start_workers(ctx, cfg: RunConfig, stop) -> list:
-    """Spawn the self-play processes with SIGINT ignored from their first instruction (a
-    spawned child inherits an ignored signal), so Ctrl-C reaches only the trainer."""
-    procs = []
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        for w in range(cfg.selfplay.workers):
-            p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid()), daemon=True)
-            p.start()
-            procs.append(p)
+        run = Run(rc, resolved, log=log)
+        evaluation = Evaluation(rc, log=log)
+        evaluation.catch_up(run)
+        run.run(evaluate_hook=evaluation.on_checkpoint)
+        final = save_final(run)
+        log(f"final checkpoint: {final}")
+        report = evaluation.final_match(final, run)
+        return TrainResult(rc.run_dir, final, report)
+    except Stopped as e:
+        e.step = run.trainer.step if run is not None else None
+        raise
     finally:
-        signal.signal(signal.SIGINT, previous)
-    return procs
-
-
-def save_final(run: Run) -> Path:
-    """The final network as ``final.pt`` beside the checkpoints; kept as it is when this process
-    trained nothing and it already holds this step (a rerun of a finished run), so that its
-    final match resumes."""
-    path = run.cfg.run_dir / "checkpoints" / "final.pt"
-    if run.trained == 0:
-        try:
-            if read_checkpoint(path).get("step") == run.trainer.step:
-                return path
-        except CheckpointError:
-            pass
-    return save_checkpoint(path, run.model, step=run.trainer.step)
+        if run is not None:
+            run.metrics.close()

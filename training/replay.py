@@ -78,6 +78,16 @@ class Samples:
         return Samples(*(getattr(self, f)[idx] for f in FIELDS))
 
 
+@dataclass
+class Shard:
+    """What one self-play worker hands the replay store at a time: the samples of some finished
+    games, per-game stats (``stat_*`` arrays in the shard file) and the games' UHP GameStrings."""
+
+    samples: Samples
+    stats: dict[str, np.ndarray]
+    games: list[str]
+
+
 class ReplayStore:
     """A directory of shards (see the module docstring)."""
 
@@ -111,7 +121,17 @@ class ReplayStore:
             f.flush()
             os.fsync(f.fileno())
 
+    def add(self, worker: int, shard: Shard) -> Path:
+        """Write a worker's shard and append its games' records."""
+        path = self.write_shard(worker, shard.samples, shard.stats)
+        self.append_games(worker, shard.games)
+        return path
+
     # ----- reading ------------------------------------------------------------------------
+    def shard_count(self, worker: int) -> int:
+        """How many shards ``worker`` has written."""
+        return sum(1 for w, _, _ in self._shards() if w == worker)
+
     def _shards(self) -> list[tuple[int, int, Path]]:
         out = []
         for p in self.dir.iterdir():

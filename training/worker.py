@@ -1,8 +1,12 @@
-"""A self-play worker: plays batched games with the newest checkpoint and writes replay shards.
+"""A self-play worker: plays batched games with the newest network and hands out replay shards.
 
-Workers run as spawned processes (``worker_main``) or inline in the trainer process
-(``selfplay.workers: 0``); they talk to the trainer only through the checkpoint store and
-the replay store in the run directory.
+The part every self-play backend shares (training.selfplay_backend: inline, processes, Ray
+actors) is :class:`SelfPlayer`: the games, the network's evaluator (new weights go into it in
+place) and the finished games not yet in a shard, which :func:`make_shard` turns into one.
+A local worker (:class:`WorkerLoop`, in a spawned process by :func:`worker_main` or inline in
+the trainer process) polls the checkpoint store for the newest network every
+:data:`POLL_MOVES` batched moves; it talks to the trainer only through the checkpoint store
+and the replay store in the run directory.
 """
 
 from __future__ import annotations
@@ -20,11 +24,17 @@ from search.checkpoint import load_model, read_checkpoint
 from search.network import Evaluator, make_evaluator, pick_device
 
 from .checkpoint import CheckpointStore
-from .replay import ReplayStore, Samples
-from .selfplay import SelfPlay
+from .replay import ReplayStore, Samples, Shard
+from .selfplay import FinishedGame, SelfPlay
 
 if TYPE_CHECKING:
     from .config import RunConfig
+
+POLL_MOVES = 16
+"""Batched moves a worker plays between looks for a newer network (a local worker polls the
+checkpoint store, a Ray actor returns to the driver)."""
+WAIT_S = 0.5
+"""Seconds the trainer sleeps while workers elsewhere (processes, actors) fill the replay store."""
 
 
 def seed_everything(seed: int) -> None:
@@ -34,64 +44,115 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def worker_seed(run_seed: int, worker: int, shards_written: int) -> int:
+    """The seed of a worker's games: its own per worker, and new after each shard it wrote, so
+    a restarted worker does not replay its predecessor's games."""
+    return run_seed * 1000 + worker * 7919 + shards_written
+
+
+def make_shard(games: list[FinishedGame], network_step: int, **extra: Any) -> Shard:
+    """Finished games as a shard: their samples, per-game stats and records. ``extra``: more
+    stats (a Ray actor adds its batch number)."""
+    stats = {"game_plies": np.array([g.plies for g in games], np.int32),
+             "game_status": np.array([g.status for g in games], np.int8),
+             "game_truncated": np.array([g.truncated for g in games], np.bool_),
+             "network_step": np.int64(network_step),
+             **{k: np.int64(v) for k, v in extra.items()}}
+    return Shard(Samples.concat([g.samples for g in games]), stats, [g.game_string for g in games])
+
+
+class SelfPlayer:
+    """Batched self-play with one network whose weights are replaced in place; finished games
+    gather until ``selfplay.shard_games`` of them make a shard."""
+
+    def __init__(self, cfg: RunConfig, device: torch.device):
+        self.cfg = cfg
+        self.device = device
+        self.selfplay: SelfPlay | None = None
+        self.evaluate: Evaluator | None = None
+        self.step_loaded = -1
+        self.pending: list[FinishedGame] = []
+
+    @property
+    def started(self) -> bool:
+        return self.selfplay is not None
+
+    def start(self, model: torch.nn.Module, step: int, seed: int) -> None:
+        """The first network: its evaluator and the games, seeded with ``seed``."""
+        cfg = self.cfg
+        self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
+                                       compile=cfg.compile, backend=cfg.inference)
+        self.selfplay = SelfPlay(cfg.selfplay, cfg.search, cfg.env.game_type, cfg.env.ply_cap,
+                                 self.evaluate, seed=seed)
+        self.step_loaded = step
+
+    def load_weights(self, weights: dict[str, torch.Tensor], step: int) -> None:
+        """A newer network: its weights into the same model and backend (nothing rebuilt or
+        recompiled); trees searched with the old one are dropped."""
+        assert self.selfplay is not None and self.evaluate is not None
+        self.evaluate.load_weights(weights)
+        self.selfplay.set_evaluate(self.evaluate)
+        self.step_loaded = step
+
+    def step(self, **extra: Any) -> Shard | None:
+        """One batched move in every game; a shard (with ``extra`` stats) once enough games
+        finished, else None."""
+        assert self.selfplay is not None
+        self.pending.extend(self.selfplay.step())
+        if len(self.pending) >= self.cfg.selfplay.shard_games:
+            return self.take_shard(**extra)
+        return None
+
+    def take_shard(self, **extra: Any) -> Shard | None:
+        """The finished games not yet handed out, as a shard (None when there are none)."""
+        if not self.pending:
+            return None
+        games, self.pending = self.pending, []
+        return make_shard(games, self.step_loaded, **extra)
+
+
 class WorkerLoop:
-    """Self-play against the newest checkpoint; finished games go to the replay store."""
+    """A local worker: self-play against the newest checkpoint; shards go to the replay store."""
 
     def __init__(self, cfg: RunConfig, worker: int, device: torch.device):
         self.cfg = cfg
         self.worker = worker
-        self.device = device
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
         self.replay = ReplayStore(cfg.run_dir / "replay")
-        self.step_loaded = -1
-        self.selfplay: SelfPlay | None = None
-        self.evaluate: Evaluator | None = None
-        self.pending: list = []
-        seq = len([p for p in self.replay.shard_paths() if p.name.startswith(f"shard_{worker:03d}_")])
-        self.seed = cfg.seed * 1000 + worker * 7919 + seq
+        self.player = SelfPlayer(cfg, device)
+        self.seed = worker_seed(cfg.seed, worker, self.replay.shard_count(worker))
 
     def refresh(self) -> bool:
         """Load the newest checkpoint if it is newer than ours; False when there is none."""
         steps = self.ckpts.steps()
-        if not steps or steps[-1] == self.step_loaded:
+        if not steps or steps[-1] == self.player.step_loaded:
             return bool(steps)
         latest = self.ckpts.latest()
         if latest is None:
             return False
         step, _ = latest
-        if self.selfplay is None:
-            model, _ = load_model(self.ckpts.path(step), self.device)
-            self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
-                                           compile=self.cfg.compile, backend=self.cfg.inference)
-            self.selfplay = SelfPlay(self.cfg.selfplay, self.cfg.search, self.cfg.env.game_type,
-                                     self.cfg.env.ply_cap, self.evaluate, seed=self.seed)
-        else:  # new weights into the same model and backend: nothing rebuilt or recompiled
-            self.evaluate.load_weights(read_checkpoint(self.ckpts.path(step))["model"])
-            self.selfplay.set_evaluate(self.evaluate)
-        self.step_loaded = step
+        if not self.player.started:
+            model, _ = load_model(self.ckpts.path(step), self.player.device)
+            self.player.start(model, step, self.seed)
+        else:
+            self.player.load_weights(read_checkpoint(self.ckpts.path(step))["model"], step)
         return True
 
     def play(self) -> int:
-        """One batched move in every game; writes a shard when enough games finished."""
-        assert self.selfplay is not None
-        self.pending.extend(self.selfplay.step())
-        if len(self.pending) >= self.cfg.selfplay.shard_games:
-            return self.flush()
-        return 0
+        """One batched move in every game; writes a shard when enough games finished. Returns
+        the games written."""
+        shard = self.player.step()
+        return self._write(shard)
 
     def flush(self) -> int:
-        if not self.pending:
+        """Write the finished games not yet in a shard. Returns the games written."""
+        return self._write(self.player.take_shard())
+
+    def _write(self, shard: Shard | None) -> int:
+        if shard is None:
             return 0
-        games = self.pending
-        self.pending = []
-        samples = Samples.concat([g.samples for g in games])
-        stats = {"game_plies": np.array([g.plies for g in games], np.int32),
-                 "game_status": np.array([g.status for g in games], np.int8),
-                 "game_truncated": np.array([g.truncated for g in games], np.bool_),
-                 "network_step": np.int64(self.step_loaded)}
-        self.replay.write_shard(self.worker, samples, stats)
-        self.replay.append_games(self.worker, [g.game_string for g in games])
-        return len(games)
+        self.replay.add(self.worker, shard)
+        return len(shard.games)
 
 
 def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int) -> None:
@@ -110,7 +171,7 @@ def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int) -> None
     loop = WorkerLoop(cfg, worker, pick_device(cfg.device))
     moves = 0
     while not stop.is_set() and os.getppid() == parent_pid:
-        if moves % 16 == 0 and not loop.refresh():
+        if moves % POLL_MOVES == 0 and not loop.refresh():
             time.sleep(0.2)
             continue
         loop.play()

@@ -11,7 +11,7 @@
 No filesystem is shared. The driver puts the weights of every checkpoint it publishes into Ray's
 object store once; each call to an actor carries a reference to the newest ones and its step, and
 an actor fetches them only when the step is new to it. An actor plays at most
-:data:`MOVES_PER_CALL` batched moves per call (a local worker polls the checkpoint store as often)
+:data:`training.worker.POLL_MOVES` batched moves per call (a local worker polls the checkpoint store as often)
 and returns a shard as soon as ``selfplay.shard_games`` games have finished. A collector thread in
 the driver keeps one call in flight per actor and writes each returned shard through
 :class:`training.replay.ReplayStore`, which numbers it after the worker's last one: the driver is
@@ -29,7 +29,8 @@ node with them joins (so ``selfplay.workers`` may exceed today's cluster), and a
 after its node died goes wherever its resources are. More actors than configured need a restart of
 the driver with a larger ``selfplay.workers`` (allowed on resume).
 
-Ray is imported only here, and this module only under ``backend=ray``.
+Ray is imported only by the ``training.ray_*`` modules, and those only under ``backend=ray``;
+evaluation games as Ray tasks are in training.ray_arena.
 """
 
 from __future__ import annotations
@@ -39,49 +40,25 @@ import os
 import socket
 import threading
 import time
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
-from search.network import make_evaluator, pick_device
+from search.network import pick_device
 
-from .replay import ReplayStore, Samples
-from .selfplay import SelfPlay
-from .worker import seed_everything
+from .ray_cluster import connect
+from .replay import ReplayStore, Shard
+from .worker import POLL_MOVES, WAIT_S, SelfPlayer, seed_everything, worker_seed
 
 if TYPE_CHECKING:
-    from .config import RayConfig, RunConfig
+    from .config import RunConfig
     from .metrics import Metrics
 
-MOVES_PER_CALL = 16
-"""Batched moves an actor plays per call at most before it returns and sees the newest weights
-(training.worker polls the checkpoint store every 16 moves too)."""
 RETRY_S = 1.0
 """Seconds between calls to an actor that Ray is restarting."""
 RESTART_SEED = 1_000_003
 """Seed offset per death of an actor: a restarted actor does not replay its predecessor's games."""
-
-
-def connect(rc: RayConfig, log=print) -> Any:
-    """Ray, initialised in this process: a new local instance (``local``), the cluster this machine
-    joined (``auto``), or the one at ``rc.address``. Returns the ``ray`` module."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    import logging
-
-    import ray
-
-    if not ray.is_initialized():
-        if rc.address == "local":
-            ray.init(address="local", num_cpus=rc.num_cpus, include_dashboard=False,
-                     logging_level=logging.WARNING)
-        else:
-            ray.init(address=rc.address, logging_level=logging.WARNING)
-        resources = ray.cluster_resources()
-        log(f"ray: connected to {rc.address} ({len(ray.nodes())} node(s), {resources.get('CPU', 0):g} CPUs, "
-            f"{resources.get('GPU', 0):g} GPUs)")
-    return ray
 
 
 def weights_of(model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -102,13 +79,10 @@ class SelfPlayActor:
         threads = max(1, int(cfg.ray.worker_cpus))
         torch.set_num_threads(threads)
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-        self.device = pick_device(cfg.device) if cfg.ray.worker_gpus > 0 else torch.device("cpu")
+        device = pick_device(cfg.device) if cfg.ray.worker_gpus > 0 else torch.device("cpu")
+        self.player = SelfPlayer(cfg, device)
         self.where = {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
                       "pid": os.getpid()}
-        self.selfplay: SelfPlay | None = None
-        self.evaluate = None
-        self.step_loaded = -1
-        self.pending: list = []
         self.batch = 0
 
     def _load(self, weights: dict[str, torch.Tensor], step: int, seed: int) -> None:
@@ -116,48 +90,31 @@ class SelfPlayActor:
         loaded into them (nothing rebuilt or recompiled)."""
         from models.gnn import HiveGNN
 
-        if self.selfplay is None:
-            model = HiveGNN(self.cfg.model)
-            model.load_state_dict(weights)
-            model.to(self.device)
-            self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
-                                           compile=self.cfg.compile, backend=self.cfg.inference)
-            seed_everything(seed)
-            self.selfplay = SelfPlay(self.cfg.selfplay, self.cfg.search, self.cfg.env.game_type,
-                                     self.cfg.env.ply_cap, self.evaluate, seed=seed)
-        else:
-            self.evaluate.load_weights(weights)
-            self.selfplay.set_evaluate(self.evaluate)
-        self.step_loaded = step
+        if self.player.started:
+            self.player.load_weights(weights, step)
+            return
+        model = HiveGNN(self.cfg.model)
+        model.load_state_dict(weights)
+        model.to(self.player.device)
+        seed_everything(seed)
+        self.player.start(model, step, seed)
 
     def play(self, weights: list, step: int, seed: int) -> dict[str, Any]:
-        """Up to :data:`MOVES_PER_CALL` batched moves with the weights of ``step`` (``weights`` holds
-        their object reference, fetched only when the step is new here; ``seed`` seeds a new
-        actor's games). Returns where it ran and ``shard``: None, or (samples, stats, game strings)
-        of ``selfplay.shard_games`` or more finished games."""
+        """Up to :data:`training.worker.POLL_MOVES` batched moves with the weights of ``step``
+        (``weights`` holds their object reference, fetched only when the step is new here;
+        ``seed`` seeds a new actor's games). Returns where it ran and ``shard``: None, or the
+        :class:`training.replay.Shard` of ``selfplay.shard_games`` or more finished games."""
         import ray
 
-        if step != self.step_loaded:
+        if step != self.player.step_loaded:
             self._load(ray.get(weights[0]), step, seed)
-        assert self.selfplay is not None
         shard = None
-        for _ in range(MOVES_PER_CALL):
-            self.pending.extend(self.selfplay.step())
-            if len(self.pending) >= self.cfg.selfplay.shard_games:
-                shard = self._shard()
+        for _ in range(POLL_MOVES):
+            shard = self.player.step(actor_batch=self.batch + 1)
+            if shard is not None:
+                self.batch += 1
                 break
         return {**self.where, "shard": shard}
-
-    def _shard(self) -> tuple[Samples, dict[str, np.ndarray], list[str]]:
-        """The pending games as a shard's contents (stats as training.worker.WorkerLoop writes them)."""
-        games, self.pending = self.pending, []
-        self.batch += 1
-        stats = {"game_plies": np.array([g.plies for g in games], np.int32),
-                 "game_status": np.array([g.status for g in games], np.int8),
-                 "game_truncated": np.array([g.truncated for g in games], np.bool_),
-                 "network_step": np.int64(self.step_loaded),
-                 "actor_batch": np.int64(self.batch)}
-        return Samples.concat([g.samples for g in games]), stats, [g.game_string for g in games]
 
 
 # ----- the driver side ---------------------------------------------------------------------------
@@ -184,9 +141,7 @@ class RaySelfPlay:
             max_restarts=rc.max_restarts, max_task_retries=0)
         n = cfg.selfplay.workers
         self.actors = [actor.remote(cfg, w) for w in range(n)]
-        shards = [len([p for p in self.replay.shard_paths() if p.name.startswith(f"shard_{w:03d}_")])
-                  for w in range(n)]
-        self._seed0 = [cfg.seed * 1000 + w * 7919 + shards[w] for w in range(n)]
+        self._seed0 = [worker_seed(cfg.seed, w, self.replay.shard_count(w)) for w in range(n)]
         self.deaths = [0] * n
         self.gone: set[int] = set()
         self.pids: list[int | None] = [None] * n
@@ -211,6 +166,11 @@ class RaySelfPlay:
         ref = self.ray.put(weights_of(model))
         with self._lock:
             self._weights = ([ref], step)
+
+    def wait(self) -> None:
+        """The trainer waits for positions: the actors play on; look at their health meanwhile."""
+        self.check()
+        time.sleep(WAIT_S)
 
     def check(self) -> None:
         """Raise when self-play cannot go on (the collector failed, or every actor is gone)."""
@@ -304,98 +264,16 @@ class RaySelfPlay:
             self.pids[w] = pid
         if result["shard"] is None:
             return
-        samples, stats, games = result["shard"]
-        key = (result["node_id"], pid, int(stats["actor_batch"]))
+        shard: Shard = result["shard"]
+        key = (result["node_id"], pid, int(shard.stats["actor_batch"]))
         if key in self._written:  # never twice (a call's result is handled once; this makes sure)
             return
-        stats = {**stats, "node_id": np.str_(result["node_id"]), "host": np.str_(result["host"]),
+        where = {"node_id": np.str_(result["node_id"]), "host": np.str_(result["host"]),
                  "actor_pid": np.int64(pid)}
-        self.replay.write_shard(w, samples, stats)
-        self.replay.append_games(w, games)
+        self.replay.add(w, Shard(shard.samples, {**shard.stats, **where}, shard.games))
         self._written.add(key)
+        samples, games = shard.samples, shard.games
         with self._lock:
             self.games[w] += len(games)
             self.positions[w] += len(samples)
             self.shards += 1
-
-
-# ----- evaluation games as Ray tasks ---------------------------------------------------------------
-def _play_remote(task: Any, blobs: dict[str, Any]) -> dict[str, Any]:
-    """One arena game on a Ray worker: the checkpoints its specs name come as object-store
-    bytes (``blobs``: path -> [ref]), written to this node's temporary directory first (once per
-    content), so no filesystem is shared with the driver."""
-    import dataclasses
-    import hashlib
-    import tempfile
-    from pathlib import Path
-
-    import ray
-
-    from arena.arena import play_game
-    from hive_env.files import write_atomic
-
-    local = {}
-    for path, (ref,) in blobs.items():
-        data = ray.get(ref)
-        target = Path(tempfile.gettempdir()) / "hive-zero-eval" / f"{hashlib.sha1(data).hexdigest()}.pt"
-        if not target.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, data)
-        local[path] = str(target)
-    moved = dataclasses.replace(task, white=_respec(task.white, local), black=_respec(task.black, local))
-    record = play_game(moved)
-    record.update(white=task.white, black=task.black)  # the arena's names, not this node's paths
-    return record
-
-
-def _checkpoint_of(spec: str) -> str | None:
-    """The ``ckpt=`` path of an alphazero spec, else None."""
-    from players.registry import parse_spec
-
-    kind, raw = parse_spec(spec)
-    return raw.get("ckpt") if kind == "alphazero" else None
-
-
-def _respec(spec: str, local: dict[str, str]) -> str:
-    path = _checkpoint_of(spec)
-    return spec.replace(f"ckpt={path}", f"ckpt={local[path]}", 1) if path in local else spec
-
-
-def ray_executor(rc: RayConfig, log=print):
-    """An ``arena.arena.Executor`` that plays each game as a Ray task (``ray.eval_cpus`` CPUs,
-    ``ray.eval_resources``), at most ``workers`` at a time, with the checkpoints shipped through
-    the object store (each file put once per arena)."""
-
-    def execute(tasks, workers, handle, modules=()) -> None:
-        from pathlib import Path
-
-        ray = connect(rc, log)
-        remote = ray.remote(_play_remote).options(num_cpus=rc.eval_cpus, resources=dict(rc.eval_resources),
-                                                   max_retries=0)
-        blobs: dict[str, list] = {}
-
-        def submit(task) -> Any:
-            paths = [p for p in (_checkpoint_of(task.white), _checkpoint_of(task.black)) if p]
-            for p in paths:
-                if p not in blobs:
-                    blobs[p] = [ray.put(Path(p).read_bytes())]
-            return remote.remote(task, {p: blobs[p] for p in paths})
-
-        running = [submit(t) for t in islice(tasks, max(1, workers))]
-        played, going = 0, True
-        try:
-            while running:
-                ready, running = ray.wait(running, num_returns=1)
-                played += 1
-                going = handle(ray.get(ready[0])) and going
-                if going:
-                    running += [submit(t) for t in islice(tasks, 1)]
-        except BaseException:
-            for ref in running:
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
-            raise
-        log(f"ray: {played} evaluation game(s) played as Ray tasks")
-
-    return execute
-

@@ -1,0 +1,97 @@
+"""Evaluation games as Ray tasks (``backend=ray``): an arena executor for training.gating.
+
+Each game runs as a Ray task anywhere on the cluster; the checkpoints its player specs name
+travel through Ray's object store, so no filesystem is shared with the driver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from .ray_cluster import connect
+
+if TYPE_CHECKING:
+    from .config import RayConfig
+
+
+def _play_remote(task: Any, blobs: dict[str, Any]) -> dict[str, Any]:
+    """One arena game on a Ray worker: the checkpoints its specs name come as object-store
+    bytes (``blobs``: path -> [ref]), written to this node's temporary directory first (once per
+    content), so no filesystem is shared with the driver."""
+    import dataclasses
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    import ray
+
+    from arena.arena import play_game
+    from hive_env.files import write_atomic
+
+    local = {}
+    for path, (ref,) in blobs.items():
+        data = ray.get(ref)
+        target = Path(tempfile.gettempdir()) / "hive-zero-eval" / f"{hashlib.sha1(data).hexdigest()}.pt"
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
+        local[path] = str(target)
+    moved = dataclasses.replace(task, white=_respec(task.white, local), black=_respec(task.black, local))
+    record = play_game(moved)
+    record.update(white=task.white, black=task.black)  # the arena's names, not this node's paths
+    return record
+
+
+def _checkpoint_of(spec: str) -> str | None:
+    """The ``ckpt=`` path of an alphazero spec, else None."""
+    from players.registry import parse_spec
+
+    kind, raw = parse_spec(spec)
+    return raw.get("ckpt") if kind == "alphazero" else None
+
+
+def _respec(spec: str, local: dict[str, str]) -> str:
+    path = _checkpoint_of(spec)
+    return spec.replace(f"ckpt={path}", f"ckpt={local[path]}", 1) if path in local else spec
+
+
+def ray_executor(rc: RayConfig, log=print):
+    """An ``arena.arena.Executor`` that plays each game as a Ray task (``ray.eval_cpus`` CPUs,
+    ``ray.eval_resources``), at most ``workers`` at a time, with the checkpoints shipped through
+    the object store (each file put once per arena)."""
+
+    def execute(tasks, workers, handle, modules=()) -> None:
+        from pathlib import Path
+
+        ray = connect(rc, log)
+        remote = ray.remote(_play_remote).options(num_cpus=rc.eval_cpus, resources=dict(rc.eval_resources),
+                                                   max_retries=0)
+        blobs: dict[str, list] = {}
+
+        def submit(task) -> Any:
+            paths = [p for p in (_checkpoint_of(task.white), _checkpoint_of(task.black)) if p]
+            for p in paths:
+                if p not in blobs:
+                    blobs[p] = [ray.put(Path(p).read_bytes())]
+            return remote.remote(task, {p: blobs[p] for p in paths})
+
+        running = [submit(t) for t in islice(tasks, max(1, workers))]
+        played, going = 0, True
+        try:
+            while running:
+                ready, running = ray.wait(running, num_returns=1)
+                played += 1
+                going = handle(ray.get(ready[0])) and going
+                if going:
+                    running += [submit(t) for t in islice(tasks, 1)]
+        except BaseException:
+            for ref in running:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            raise
+        log(f"ray: {played} evaluation game(s) played as Ray tasks")
+
+    return execute
+

@@ -1,0 +1,255 @@
+"""The trainer process of a run: the network, its trainer and the stores, and the loop that
+trains while self-play (training.selfplay_backend) fills the replay store.
+
+Processes talk only through two stores in the run directory::
+
+    run_dir/
+      config.yaml          resolved config (+ git commit) of the run
+      checkpoints/         CheckpointStore: ckpt_<step>.pt (model + full trainer state), best.pt
+      replay/              ReplayStore: shard_<worker>_<seq>.npz, games_<worker>.txt
+      resumes.log          one line per resume with changed settings
+      tb/                  TensorBoard events
+      eval/                evaluations (training.gating): ledger.json, frozen/, arena results
+
+Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
+runs and tests) poll the checkpoint store for the newest network and write shards. With
+``backend=ray`` they are Ray actors that get the weights through Ray's object store and hand their
+shards to this process, which writes them (training.ray_selfplay): the run directory is the same. The
+trainer trains while ``samples_trained <= samples_per_position * positions_in_replay``
+and publishes a checkpoint every ``checkpoint_every`` steps. A run killed at any moment
+resumes from its directory with the same command: the newest readable checkpoint restores
+model, optimiser, step and RNG states; replay shards on disk are kept. Before writing anything,
+:func:`training.resume.check_resume` compares the new settings with the saved ones
+(``config.yaml``, else the newest checkpoint's): changes of the network or of the data's
+meaning are refused, the others are recorded in ``resumes.log``. SIGINT and SIGTERM stop the
+trainer cleanly (:func:`stop_on_signals`: workers stopped, TensorBoard flushed); workers
+ignore SIGINT and are stopped by the trainer.
+
+Checkpoints hold plain data and tensors only (loadable with ``torch.load(weights_only=True)``):
+the RNG states are stored as tuples, lists, dicts, ints and a tensor.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
+from search.network import pick_device
+
+from .checkpoint import CheckpointStore
+from .config import RunConfig
+from .metrics import Metrics, Progress
+from .replay import ReplayStore
+from .selfplay_backend import SelfPlayBackend, make_backend
+from .trainer import Trainer
+from .worker import seed_everything
+
+# ----- signals and resuming ----------------------------------------------------------------------
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM in the trainer process (:func:`stop_on_signals`); ``exit_code`` is
+    128 + the signal's number (130, 143)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.exit_code = 128 + signum
+        self.step: int | None = None  # the training step it stopped at, when known
+
+
+def stop_on_signals() -> None:
+    """Make SIGINT and SIGTERM raise :class:`Stopped` in this (the main) thread, so ``finally``
+    blocks stop the workers and flush TensorBoard. A second signal while stopping exits at
+    once with the same status (a run may be killed at any moment and resumed)."""
+
+    def handler(signum, frame):
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, lambda n, f: os._exit(128 + n))
+        raise Stopped(signum)
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, handler)
+
+
+def _plain_rng_states(rng: np.random.Generator) -> dict[str, Any]:
+    """Python's, numpy's, torch's and ``rng``'s states as plain data and tensors (weights_only-safe)."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {"python": random.getstate(),
+            "numpy": (str(name), [int(k) for k in keys], int(pos), int(has_gauss), float(cached)),
+            "torch": torch.get_rng_state(),
+            "generator": rng.bit_generator.state}
+
+
+def _restore_rng_states(states: dict[str, Any], rng: np.random.Generator) -> None:
+    """The inverse of :func:`_plain_rng_states` (also reads numpy states stored as arrays)."""
+    version, internal, gauss = states["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, pos, has_gauss, cached = states["numpy"]
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
+    torch.set_rng_state(states["torch"])
+    rng.bit_generator.state = states["generator"]
+
+
+# ----- the trainer side ------------------------------------------------------------------------
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+class Run:
+    """The trainer process of a run (see the module docstring)."""
+
+    def __init__(self, cfg: RunConfig, resolved_config: dict, log=print):
+        self.cfg = cfg
+        self.log = log
+        cfg.run_dir.mkdir(parents=True, exist_ok=True)
+        self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
+        self.replay = ReplayStore(cfg.run_dir / "replay")
+        self.device = pick_device(cfg.device)
+        if self.device.type == "cpu" and cfg.selfplay.workers > 0:
+            torch.set_num_threads(1)  # the cores belong to the workers: spinning threads stall all
+        self.resolved_config = resolved_config
+        self.metrics = Metrics(cfg.run_dir / "tb")
+        self.rng = np.random.default_rng(cfg.seed)
+        seed_everything(cfg.seed)
+        from models.gnn import HiveGNN
+
+        self.model = HiveGNN(cfg.model)
+        self.trainer = Trainer(self.model, cfg.train, self.device, cfg.max_legal,
+                               compile=cfg.compile)
+        self.seen_shards: set[str] = set()
+        self.trained = 0  # steps trained by this process (0: final.pt, if there, is still current)
+        self.selfplay: SelfPlayBackend | None = None  # while run() runs
+        self.resumed_from = self._resume()
+
+    # ----- checkpoints ------------------------------------------------------------------------
+    def _resume(self) -> int | None:
+        latest = self.ckpts.latest()
+        if latest is None:
+            self.publish()
+            return None
+        step, state = latest
+        self.model.load_state_dict(state["model"])
+        self.model.to(self.device)
+        if "trainer" in state:
+            self.trainer.load_state(state["trainer"])
+        rng = state.get("rng")
+        if rng:
+            _restore_rng_states(rng, self.rng)
+        self.seen_shards = set(state.get("seen_shards", []))
+        self.log(f"resumed from checkpoint step {step} ({len(self.seen_shards)} shards seen)")
+        return step
+
+    def publish(self) -> Path:
+        return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),
+                                  rng=_plain_rng_states(self.rng),
+                                  config=self.resolved_config, seen_shards=sorted(self.seen_shards),
+                                  git=git_commit())
+
+    # ----- logging of self-play --------------------------------------------------------------
+    def _log_selfplay(self) -> None:
+        new = [p for p in self.replay.shard_paths() if p.name not in self.seen_shards]
+        if not new:
+            return
+        plies, status, trunc = [], [], []
+        for p in new:
+            self.seen_shards.add(p.name)
+            stats = self.replay.stats(p)
+            if stats:
+                plies.append(stats["game_plies"])
+                status.append(stats["game_status"])
+                trunc.append(stats["game_truncated"])
+        if not plies:
+            return
+        self.metrics.selfplay(np.concatenate(plies), np.concatenate(status), np.concatenate(trunc),
+                              self.trainer.step)
+
+    # ----- the loop --------------------------------------------------------------------------
+    def run(self, evaluate_hook=None) -> None:
+        """Train to ``train.steps`` (or ``train.max_minutes``), with self-play from the run's
+        backend (training.selfplay_backend)."""
+        tc = self.cfg.train
+        progress = Progress(tc.steps, self.trainer.step, self.log)
+        selfplay = None
+        try:
+            selfplay = self.selfplay = make_backend(self.cfg, self.model, self.trainer.step, self.device,
+                                                    self.log)
+            clock = time.monotonic()
+            while self.trainer.step < tc.steps and not self.trainer.out_of_time():
+                now = time.monotonic()
+                self.trainer.seconds += now - clock  # train.max_minutes counts the whole loop
+                clock = now
+                positions = self.replay.count()
+                if positions < tc.min_positions or self.trainer.step >= self._allowed_steps(positions):
+                    selfplay.wait()
+                    self._log_selfplay()
+                    progress.waiting(self.metrics.games, self.replay.count(), self._needed_positions())
+                    continue
+                self._train_step(positions, progress, evaluate_hook)
+            if self.trainer.out_of_time() and self.trained:
+                self.publish()  # the time spent is part of the state a resume reads
+        finally:
+            progress.close()
+            if selfplay is not None:
+                selfplay.close()
+            self.metrics.flush()
+
+    def _allowed_steps(self, positions: int) -> float:
+        """Steps the replay store's ``positions`` allow: ``samples_per_position`` each."""
+        tc = self.cfg.train
+        return positions * tc.samples_per_position / tc.batch_size
+
+    def _needed_positions(self) -> int:
+        """Positions the next step needs in the replay store."""
+        tc = self.cfg.train
+        return max(tc.min_positions, int(self.trainer.step * tc.batch_size / tc.samples_per_position) + 1)
+
+    def _train_step(self, positions: int, progress: Progress, evaluate_hook) -> None:
+        """One training step; at a checkpoint step, publish it and evaluate it."""
+        tc = self.cfg.train
+        batch = self.replay.sample(tc.batch_size, tc.window, self.rng, tc.augment)
+        metrics = self.trainer.train_step(batch)
+        self.trained += 1
+        step = self.trainer.step
+        self.metrics.scalars("train", metrics, step)
+        checkpoint = step % tc.checkpoint_every == 0 or step == tc.steps or self.trainer.out_of_time()
+        progress.step(step, metrics["total"], positions, checkpoint)
+        if not checkpoint:
+            return
+        self._log_selfplay()
+        self.publish()
+        self.selfplay.publish(self.model, step)
+        self.selfplay.report(self.metrics, step)
+        if evaluate_hook is not None:
+            evaluate_hook(self, step)
+        self.metrics.flush()
+
+
+def save_final(run: Run) -> Path:
+    """The final network as ``final.pt`` beside the checkpoints; kept as it is when this process
+    trained nothing and it already holds this step (a rerun of a finished run), so that its
+    final match resumes."""
+    path = run.cfg.run_dir / "checkpoints" / "final.pt"
+    if run.trained == 0:
+        try:
+            if read_checkpoint(path).get("step") == run.trainer.step:
+                return path
+        except CheckpointError:
+            pass
+    return save_checkpoint(path, run.model, step=run.trainer.step)
