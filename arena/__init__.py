@@ -10,6 +10,7 @@
 - ``ratings``: scores with intervals and Elo by maximum likelihood
 - ``sprt``: the sequential probability ratio test of two players
 - ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2
+- ``ladder_card``: a ladder's results as a section of a shipped network's model card
 - ``openings``: random or file openings, each played with colours swapped
 - ``plot``: Elo over checkpoints
 - ``cli``: the ``hive-arena`` command line

@@ -9,4 +9,5 @@ Modules, in the direction data flows:
 - ``loop``: the run: self-play workers, the trainer, resume
 - ``config``: the Hydra config -> typed settings, checked at start-up
 - ``gating``: evaluation of checkpoints in the arena during training, and ``best.pt``
+- ``model_card``: the card of a shipped network, from its run directory and ladders
 """
