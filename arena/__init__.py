@@ -12,6 +12,7 @@
 - ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2
 - ``ladder_card``: a ladder's results as a section of a shipped network's model card
 - ``openings``: random or file openings, each played with colours swapped
+- ``tactics_suite``: exact tactics from game records, and how many of them players solve
 - ``plot``: Elo over checkpoints
 - ``cli``: the ``hive-arena`` command line
 """
