@@ -1,11 +1,18 @@
 """Matches between players, ratings and sequential tests.
 
 - ``config``: :class:`ArenaConfig` (what an arena plays) and the results directory's name
-- ``arena``: scheduling and playing games (in processes), resumable results (``run_arena``)
+- ``arena``: ``run_arena``, which plays (or resumes) an arena and writes its tables
+- ``game``: one game between two player specs, played to a record
+- ``schedule``: the openings and every game of an arena, with its seeds
+- ``executor``: games played in this process or a pool of worker processes
+- ``results``: the results directory (``config.json``, ``games.jsonl``): checked, resumed
 - ``report``: tallies, pairing tables and the results files
 - ``ratings``: scores with intervals and Elo by maximum likelihood
 - ``sprt``: the sequential probability ratio test of two players
 - ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2
+- ``ladder_card``: a ladder's results as a section of a shipped network's model card
 - ``openings``: random or file openings, each played with colours swapped
+- ``tactics_suite``: exact tactics from game records, and how many of them players solve
 - ``plot``: Elo over checkpoints
+- ``cli``: the ``hive-arena`` command line
 """

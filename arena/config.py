@@ -25,7 +25,7 @@ class ArenaError(Exception):
 @dataclass(frozen=True)
 class ArenaConfig:
     """What an arena plays. Everything here must match for a resume, except that
-    ``games_per_pairing`` may grow (the games played are kept; see ``arena.arena``).
+    ``games_per_pairing`` may grow (the games played are kept; see ``arena.results``).
 
     Args:
         mode: ``gauntlet``, ``roundrobin`` or ``sprt``.

@@ -43,9 +43,10 @@ from typing import Any
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 
-from .arena import ArenaConfig, ArenaReport, run_arena
+from .arena import run_arena
+from .config import ArenaConfig
 from .ratings import Z95
-from .report import STAT_KEYS
+from .report import STAT_KEYS, ArenaReport
 
 DEPTHS = (1, 2, 3, 4)
 """The alphabeta rungs' depths."""

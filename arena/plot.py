@@ -1,6 +1,6 @@
 """Ratings over checkpoints, from arena results directories, as a PNG.
 
-Each results directory's ``summary.json`` (``arena.arena``) lists its players' Elo with 95%
+Each results directory's ``summary.json`` (``arena.report``) lists its players' Elo with 95%
 intervals. A player whose spec has a ``ckpt=`` value ending in a number (``ckpt_00001234.pt``,
 ``model-500``) is a checkpoint at that training step; players with the same spec apart from the
 step (same run folder, same ``sims``...; ``name=`` and ``device=`` aside) form one series, drawn

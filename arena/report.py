@@ -1,6 +1,6 @@
 """Arena reports: running tallies, ratings tables, CSV/JSON files and the printed summary.
 
-Split from :mod:`arena.arena` (which schedules and plays the games): everything here turns a
+Split from the playing of games (``arena.arena`` and the modules it calls): everything here turns a
 list of game records into :class:`ArenaReport` tables (``arena.ratings``: Wilson score
 intervals with draws, maximum-likelihood Elo) and writes or prints them.
 

@@ -46,6 +46,10 @@ from .rules import MAX_MOVES, generate_moves, perft
 
 _STATE_NAMES = {WHITE_WINS: "WhiteWins", BLACK_WINS: "BlackWins", DRAW: "Draw"}
 
+PERFT_MAX_DEPTH = 12
+"""Deepest :meth:`Game.perft` depth worth asking for (``hive-perft`` accepts no more): published
+counts stop at 8, and depth 9 already runs for hours."""
+
 
 class Game:
     """One game of Hive: a board plus its history of moves.

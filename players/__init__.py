@@ -7,6 +7,7 @@
 - ``alphabeta``: compiled iterative-deepening alpha-beta and its player
 - ``uhp_client``: an external UHP engine as a player
 - ``uhp_server``: this project as a UHP engine (the ``hive-uhp`` state machine)
+- ``terminal``: a person typing moves against a player (the ``hive-play`` game)
 """
 
 from .base import Budget, Player, PlayerSpecError, resolve_budget, search_stats  # the interface

@@ -12,9 +12,7 @@ import sys
 import time
 
 from hive_env import Game, HiveError
-
-MAX_DEPTH = 12
-"""Deepest depth accepted: published counts stop at 8, and depth 9 already runs for hours."""
+from hive_env.game import PERFT_MAX_DEPTH
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -27,14 +25,14 @@ class OneLineParser(argparse.ArgumentParser):
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="hive-perft", description=__doc__.splitlines()[0])
     parser.add_argument("game", metavar="GAME", help="game type (e.g. Base+MLP) or a whole GameString")
-    parser.add_argument("depth", metavar="DEPTH", help=f"deepest depth to count (1 to {MAX_DEPTH})")
+    parser.add_argument("depth", metavar="DEPTH", help=f"deepest depth to count (1 to {PERFT_MAX_DEPTH})")
     args = parser.parse_args(argv)
     try:
         depth = int(args.depth)
     except ValueError:
         depth = -1
-    if not 1 <= depth <= MAX_DEPTH:
-        parser.error(f"DEPTH must be a whole number from 1 to {MAX_DEPTH}, not {args.depth!r}")
+    if not 1 <= depth <= PERFT_MAX_DEPTH:
+        parser.error(f"DEPTH must be a whole number from 1 to {PERFT_MAX_DEPTH}, not {args.depth!r}")
     try:
         game = Game.from_string(args.game)
     except HiveError as e:

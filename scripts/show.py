@@ -7,62 +7,17 @@
 
 A record file is what ``hive-play --out`` writes: one UHP GameString line. Blank lines and
 ``#`` comment lines are skipped; a file of several games (an openings file) gives its first.
-``hive-play --from`` reads records with :func:`read_record` too.
+Records are read by ``hive_env.records`` (as ``hive-play --from`` reads them).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from hive_env import GAME_TYPES, Game, GameStringError, HiveError
+from hive_env import Game, HiveError
 from hive_env.display.text import render_board, use_colour
-
-
-def read_record(source: str) -> Game:
-    """The game of a GameString, or of the file ``source`` names when one exists.
-
-    Raises:
-        HiveError: the file holds no GameString, or the GameString is bad (its message says
-            which move); ``GameStringError`` for an unreadable file.
-    """
-    text = source
-    if Path(source).is_file():
-        try:
-            content = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise GameStringError(f"cannot read {source}: {e}") from None
-        lines = [ln.strip() for ln in content.splitlines()]
-        lines = [ln for ln in lines if ln and not ln.startswith("#")]
-        if not lines:
-            raise GameStringError(f"{source} holds no GameString")
-        text = lines[0]
-    elif ";" not in source and source.strip() not in GAME_TYPES:
-        raise GameStringError(f"{source!r} is neither a file nor a GameString")
-    try:
-        return Game.from_string(text)
-    except HiveError as e:
-        where = f"{source}: " if text is not source else ""
-        raise type(e)(f"{where}{e}") from None
-
-
-def at_ply(game: Game, ply: int | None) -> Game:
-    """A copy of ``game`` after its first ``ply`` plies (None: all of them; negative: from the end).
-
-    Raises:
-        HiveError: ``ply`` is past either end of the game.
-    """
-    n = len(game.moves)
-    if ply is None:
-        ply = n
-    elif ply < 0:
-        ply += n
-    if not 0 <= ply <= n:
-        raise HiveError(f"ply {ply} is outside the game, which has {n} plies (0..{n})")
-    out = game.copy()
-    out.undo(n - ply)
-    return out
+from hive_env.records import at_ply, read_record
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _draw_png(game, path: str, title: str) -> None:
+def _draw_png(game: Game, path: str, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no window

@@ -11,20 +11,14 @@ from pathlib import Path
 
 import pytest
 
-import arena.arena as arena_module
-from arena.arena import (
-    ArenaConfig,
-    ArenaError,
-    build_report,
-    format_report,
-    play_game,
-    resolve_openings,
-    run_arena,
-    schedule,
-)
+import arena.game as game_module
+from arena.arena import run_arena
+from arena.config import ArenaConfig, ArenaError
+from arena.game import play_game
 from arena.openings import OpeningsError, load_openings, random_openings
 from arena.plot import checkpoint_step, plot_ratings
-from arena.report import pairing_rows, write_report
+from arena.report import build_report, format_report, pairing_rows, write_report
+from arena.schedule import resolve_openings, schedule
 from hive_env import PASS, Game
 
 from helpers import ROOT, WIN_IN_ONE
@@ -177,8 +171,8 @@ class _Passer:
 
 def test_an_illegal_move_loses(monkeypatch):
     # patched where the arena builds players: registering a kind would leak into other tests
-    real = arena_module.make_player
-    monkeypatch.setattr(arena_module, "make_player",
+    real = game_module.make_player
+    monkeypatch.setattr(game_module, "make_player",
                         lambda spec, seed=0: _Passer() if spec == "passer" else real(spec, seed))
     config = ArenaConfig("gauntlet", ("random", "passer"), 2)
     for task in schedule(config, resolve_openings(config)):
@@ -410,7 +404,7 @@ def test_report_means_per_move_from_records(tmp_path):
 
 # ----- command line and plot ----------------------------------------------------------------------
 def test_cli_runs_and_errors_in_one_line(tmp_path, capsys):
-    from scripts.arena import main
+    from arena.cli import main
 
     out = tmp_path / "rr"
     args = ["roundrobin", "random", "greedy", "random:", "--games-per-pairing", "2", "--out", str(out),
@@ -479,7 +473,7 @@ def test_plot_writes_a_png(tmp_path):
     out = plot_ratings([first, second], tmp_path / "plots" / "ratings.png")
     data = out.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 5000
-    from scripts.arena import main
+    from arena.cli import main
 
     assert main(["plot", str(first), "--out", str(tmp_path / "cli.png")]) == 0
     assert (tmp_path / "cli.png").read_bytes().startswith(PNG_MAGIC)

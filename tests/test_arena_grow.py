@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import arena.arena as arena_module
-from arena.arena import ArenaConfig, ArenaError, run_arena
+import arena.executor as executor_module
+from arena.arena import run_arena
+from arena.config import ArenaConfig, ArenaError
 
 
 def records(out: Path) -> list[dict]:
@@ -17,13 +18,13 @@ def records(out: Path) -> list[dict]:
 
 def counting_play_game(monkeypatch) -> list[str]:
     played: list[str] = []
-    real = arena_module.play_game
+    real = executor_module.play_game
 
     def play_game(task):
         played.append(task.id)
         return real(task)
 
-    monkeypatch.setattr(arena_module, "play_game", play_game)
+    monkeypatch.setattr(executor_module, "play_game", play_game)
     return played
 
 

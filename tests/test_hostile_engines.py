@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.arena import ArenaConfig, ArenaError, run_arena
+from arena.arena import run_arena
+from arena.config import ArenaConfig, ArenaError
 from hive_env import Game
 from players import Budget, make_player, uhp_client
 from players.uhp_client import (
@@ -132,7 +133,7 @@ def test_engine_failures_are_recorded_losses_and_the_arena_goes_on(tmp_path):
 
 
 def test_an_engine_that_cannot_start_or_play_the_game_type_stops_the_arena_before_any_game(tmp_path, capsys):
-    from scripts.arena import main
+    from arena.cli import main
 
     out = tmp_path / "a"
     argv = ["gauntlet", "random", "uhp:cmd=/nonexistent/engine", "--out", str(out), "--no-progress"]
@@ -189,7 +190,7 @@ def wait_until(condition, seconds: float):
 def test_a_killed_parallel_arena_leaves_no_engine_or_worker(tmp_path):
     marker = f"hive-test-{uuid.uuid4().hex}".encode()
     spec = fake_spec("sleep", marker.decode(), options="timeout=120")  # every engine move hangs
-    script = ("from arena.arena import ArenaConfig, run_arena\n"
+    script = ("from arena.arena import run_arena\nfrom arena.config import ArenaConfig\n"
               f"run_arena(ArenaConfig('gauntlet', ({spec!r}, 'random'), 4), {str(tmp_path)!r}, workers=2, "
               "progress=False)\n")
     arena = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
@@ -214,7 +215,7 @@ def test_a_killed_parallel_arena_leaves_no_engine_or_worker(tmp_path):
 def test_a_pool_worker_whose_parent_died_during_start_up_exits():
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid that is no longer this worker's parent, as after a death during start-up
-    code = ("import time\nfrom arena.arena import _init_worker\n"
+    code = ("import time\nfrom arena.executor import _init_worker\n"
             f"_init_worker([], {gone.pid})\ntime.sleep(60)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=50)
     assert done.returncode == 1 and done.stderr == ""

@@ -12,12 +12,14 @@ import sys
 import pytest
 from conftest import require_tool
 
-import arena.arena as arena_module
-from arena.arena import build_report, default_out_dir, resolve_openings, schedule
+import arena.executor as executor_module
+from arena.cli import build_parser, config_from_args, main
+from arena.config import default_out_dir
 from arena.ladder import ANCHOR, ladder_anchor, ladder_config, ladder_opponents, ladder_result
+from arena.report import build_report
+from arena.schedule import resolve_openings, schedule
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players import Budget
-from scripts.arena import _config, _parser, main
 
 from helpers import ROOT
 
@@ -45,18 +47,19 @@ def test_the_ladders_opponents_settings_and_anchor():
     # the results directory follows from the settings: the same command resumes
     assert default_out_dir(ladder_config(AZ)) == default_out_dir(ladder_config(AZ))
     assert default_out_dir(ladder_config(AZ, seed=1)) != default_out_dir(ladder_config(AZ))
-    args = _parser().parse_args(["ladder", AZ, "--extra", "uhp:cmd=engine"])
-    assert _config(args) == ladder_config(AZ, extra=("uhp:cmd=engine",))
+    args = build_parser().parse_args(["ladder", AZ, "--extra", "uhp:cmd=engine"])
+    assert config_from_args(args) == ladder_config(AZ, extra=("uhp:cmd=engine",))
 
 
 def test_equal_time_sets_the_time_budget_of_every_player():
-    args = _parser().parse_args(["ladder", AZ, "--equal-time", "0.5"])
-    config = _config(args)
+    args = build_parser().parse_args(["ladder", AZ, "--equal-time", "0.5"])
+    config = config_from_args(args)
     assert config.time_s == 0.5 and config.budget() == Budget(time_s=0.5)
     # the time budget overrides the depth: one alphabeta rung (the anchor) unless asked otherwise
     assert config.players == (AZ, "random", "greedy", ANCHOR)
-    args = _parser().parse_args(["ladder", AZ, "--equal-time", "1", "--depths", "1", "2"])
-    assert _config(args).players == (AZ, "random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2")
+    args = build_parser().parse_args(["ladder", AZ, "--equal-time", "1", "--depths", "1", "2"])
+    assert config_from_args(args).players == (AZ, "random", "greedy", "alphabeta:depth=1",
+                                              "alphabeta:depth=2")
     config = ladder_config(AZ, depths=(1, 2), games_per_pairing=4, equal_time=0.5)
     tasks = schedule(config, resolve_openings(config))
     assert {t.white for t in tasks} | {t.black for t in tasks} == set(config.players)
@@ -98,7 +101,7 @@ def test_a_tiny_ladder_writes_its_results_and_one_line_and_resumes(tmp_path, cap
     def no_games(task):
         raise AssertionError(f"game {task.id} replayed")
 
-    monkeypatch.setattr(arena_module, "play_game", no_games)
+    monkeypatch.setattr(executor_module, "play_game", no_games)
     assert main(argv) == 0  # the rerun resumes: every game is recorded
     assert capsys.readouterr().out.splitlines()[-1] == summary
     assert len((out / "games.jsonl").read_text().splitlines()) == 4

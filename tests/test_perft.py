@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from hive_env import GAME_TYPES, Game
-from scripts.perft import MAX_DEPTH
+from hive_env.game import PERFT_MAX_DEPTH as MAX_DEPTH
 
 from helpers import ROOT
 

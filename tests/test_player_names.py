@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from arena.arena import ArenaConfig, format_report, run_arena
-from arena.report import Tally, build_report, write_report
+from arena.arena import run_arena
+from arena.config import ArenaConfig
+from arena.report import Tally, build_report, format_report, write_report
 from players import PlayerSpecError, make_player
 from players.registry import check_spec, register_player, short_name, short_names
 

@@ -97,7 +97,7 @@ def test_anchors_without_a_shared_player_are_refused_in_one_line(tmp_path, capsy
                                                      ("alphabeta:depth=3", 90.0, 40.0, 140.0)])
     with pytest.raises(ValueError, match="anchor alphabeta:depth=2"):
         rating_plot_data([a, b])
-    from scripts.arena import main
+    from arena.cli import main
 
     assert main(["plot", str(a), str(b), "--out", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err

@@ -22,8 +22,10 @@ def test_the_shipped_network_is_small_loads_on_cpu_and_has_its_card():
     card = shipped.card()
     assert card["step"] == state["step"] and card["model"] == state["model_config"]
     assert card["bytes"] == shipped.CHECKPOINT.stat().st_size
-    for key in ("command", "git", "seed", "wall_minutes", "pretrain"):
+    for key in ("command", "git", "seed", "wall_minutes"):
         assert key in card["run"]
+    assert "pretrain" not in card["run"]  # no warm start exists: the card reports no such flag
+    assert "run_dir=runs/" in card["run"]["command"]  # as a user types it, no path of the machine
     rows = {r["opponent"]: r for r in card["ladder"]["rows"]}
     assert {"random", "greedy", "alphabeta:depth=2"} <= set(rows)
     assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] > 0 for r in rows.values())
@@ -76,8 +78,8 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
     state = read_checkpoint(out / "base.pt")
     assert set(state) == {"model", "model_config", "encoding", "step"} and state["step"] == 20
     card = json.loads((out / "card.json").read_text())
-    assert card["run"]["command"] == f"hive-train experiment=smoke run_dir={run_dir}"
-    assert card["run"]["experiment"] == "smoke" and card["run"]["pretrain"] is False
+    assert card["run"]["command"] == f"hive-train experiment=smoke run_dir=runs/{run_dir.name}"
+    assert card["run"]["experiment"] == "smoke" and "pretrain" not in card["run"]
     assert len(card["run"]["git"]) >= 7 and card["run"]["wall_minutes"] is not None
     rows = {r["opponent"]: r for r in card["ladder"]["rows"]}
     lo, hi = rows["random"]["score_95"]
@@ -87,6 +89,7 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
     assert "the shipped network" in summary and str(run_dir) not in summary
     text = (out / "MODEL_CARD.md").read_text()
     assert "| random | 4 | 3-1-0 | 87.5% [" in text and "pure self-play" in text
+    assert str(run_dir) not in text
     bad = subprocess.run([sys.executable, "-m", "scripts.ship", "--run-dir", str(tmp_path / "nowhere"),
                           "--ladder", str(ladder), "--out", str(out)], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)

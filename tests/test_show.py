@@ -9,7 +9,7 @@ import pytest
 
 from hive_env import Game, HiveError
 from hive_env.display.text import View, render_board
-from scripts.show import at_ply, read_record
+from hive_env.records import at_ply, read_record
 
 from helpers import ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
 

@@ -1,22 +1,30 @@
-"""The tactics suite (``tests/data/tactics.txt``, ``scripts/tactics_suite.py``): its positions are
+"""The tactics suite (``tests/data/tactics.txt``, ``arena/tactics_suite.py``): its positions are
 what they say (checked by brute force here), and the shipped player solves every win in one and
 every defence at its default simulations."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
 import pytest
 
+from arena import tactics_suite
 from hive_env import BLACK_WINS, WHITE_WINS, Game
-from scripts import tactics_suite
 from search.alphazero_player import DEFAULT_SIMS
 
 from helpers import REAL_GAMES, ROOT
 
 SUITE = ROOT / "tests" / "data" / "tactics.txt"
 SHIPPED = ROOT / "models" / "shipped" / "base.pt"
+
+
+def tactics_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m scripts.tactics_suite ARGS``, its output captured."""
+    return subprocess.run([sys.executable, "-m", "scripts.tactics_suite", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
 
 
 def _wins(game: Game, move: int) -> bool:
@@ -65,22 +73,25 @@ def test_the_suite_holds_every_kind_and_every_line_is_true():
                             or not nxt.is_over and _opponent_wins_at_once(nxt)
 
 
-def test_make_and_score_through_the_command_line(tmp_path, capsys):
+def test_make_and_score_through_the_command_line(tmp_path):
     out = tmp_path / "suite.txt"
-    assert tactics_suite.main(["make", str(REAL_GAMES), "--out", str(out), "--max-per-kind", "5"]) == 0
-    assert "16 games" in capsys.readouterr().out
+    done = tactics_cli("make", str(REAL_GAMES), "--out", str(out), "--max-per-kind", "5")
+    assert done.returncode == 0, done.stderr
+    assert "16 games" in done.stdout
     rows = tactics_suite.read_suite(out)
     counts = Counter((kind, game.game_type) for kind, game, _ in rows)
     assert rows and all(len(s) for _, _, s in rows)
     assert max(counts.values()) == 5 and len({t for _, t in counts}) >= 6  # sampled per kind and type
-    assert tactics_suite.main(["score", "greedy", "alphabeta:depth=1", "--suite", str(out)]) == 0
-    table = capsys.readouterr().out
+    done = tactics_cli("score", "greedy", "alphabeta:depth=1", "--suite", str(out))
+    assert done.returncode == 0, done.stderr
+    table = done.stdout
     wins = sum(kind == "win1" for kind, _, _ in rows)
     assert "| greedy |" in table and "| alphabeta:depth=1 |" in table and f"{wins}/{wins} (100.0%)" in table
     bad = tmp_path / "bad.txt"
     bad.write_text("win1\tnot a game\twA1\n")
-    assert tactics_suite.main(["score", "greedy", "--suite", str(bad)]) == 2
-    assert "bad.txt:1: not a suite line" in capsys.readouterr().err
+    done = tactics_cli("score", "greedy", "--suite", str(bad))
+    assert done.returncode == 2
+    assert "bad.txt:1: not a suite line" in done.stderr
 
 
 @pytest.mark.parametrize(("kind", "every"), [("win1", 1), ("defend", 4),

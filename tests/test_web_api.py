@@ -3,6 +3,8 @@ answered 4xx with a one-line reason while the game stays as it was."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -14,7 +16,7 @@ from search.alphazero_player import DEFAULT_LEAVES
 from search.checkpoint import save_checkpoint
 from web import create_app
 
-from helpers import MIDGAME, WIN_IN_ONE, WIN_IN_ONE_MOVE
+from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
 
 
 @pytest.fixture(scope="module")
@@ -346,11 +348,11 @@ def test_a_slow_engine_times_out_and_the_game_is_unchanged(models_dir):
 
 
 def test_hive_web_refuses_bad_arguments():
-    from scripts.web import main
-
-    assert main(["--port", "0"]) == 2
-    assert main(["--sims", "0"]) == 2
-    assert main(["--leaves", "0"]) == 2
+    for bad in (["--port", "0"], ["--sims", "0"], ["--leaves", "0"]):
+        done = subprocess.run([sys.executable, "-m", "scripts.web", *bad], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 2, bad
+        assert done.stderr.startswith("hive-web: --port must be 1..65535"), done.stderr
 
 
 def test_alphazero_opponents_take_the_servers_leaves(tmp_path):

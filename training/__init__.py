@@ -9,4 +9,6 @@ Modules, in the direction data flows:
 - ``loop``: the run: self-play workers, the trainer, resume
 - ``config``: the Hydra config -> typed settings, checked at start-up
 - ``gating``: evaluation of checkpoints in the arena during training, and ``best.pt``
+- ``model_card``: the card of a shipped network, from its run directory and ladders
+- ``selfplay_records``: the game records of a network's self-play (the tactics suite's input)
 """

@@ -40,8 +40,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from arena.arena import ArenaConfig, format_report, run_arena
+from arena.arena import run_arena
+from arena.config import ArenaConfig
 from arena.ladder import ladder_opponents, ladder_result, write_ladder
+from arena.report import format_report
 from hive_env.files import atomic_open, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from search.checkpoint import CheckpointError, read_checkpoint

@@ -27,7 +27,7 @@ def _play_remote(task: Any, blobs: dict[str, Any]) -> dict[str, Any]:
 
     import ray
 
-    from arena.arena import play_game
+    from arena.game import play_game
     from hive_env.files import write_atomic
 
     local = {}
@@ -58,7 +58,7 @@ def _respec(spec: str, local: dict[str, str]) -> str:
 
 
 def ray_executor(rc: RayConfig, log=print):
-    """An ``arena.arena.Executor`` that plays each game as a Ray task (``ray.eval_cpus`` CPUs,
+    """An ``arena.executor.Executor`` that plays each game as a Ray task (``ray.eval_cpus`` CPUs,
     ``ray.eval_resources``), at most ``workers`` at a time, with the checkpoints shipped through
     the object store (each file put once per arena)."""
 

@@ -1,0 +1,54 @@
+"""A ladder's results directory as a section of a model card (``scripts/ship.py``).
+
+The section says how to rerun the ladder (the ``hive-arena ladder`` command, without the
+checkpoint path of the machine it ran on), its one-line summary with the player named "the
+shipped network", and one row per rung: W/D/L, the score with its 95% interval and the player's
+Elo against that rung (null where no finite Elo exists).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .ladder import LADDER_FILE
+from .ratings import pairing_stats
+
+
+def ladder_section(path: Path) -> dict[str, Any]:
+    """The card section of the ladder results in ``path`` (``ladder.json``, ``config.json``).
+
+    Raises:
+        OSError, KeyError, ValueError: no ladder there, or a file without what a ladder writes.
+    """
+    ladder = json.loads((path / LADDER_FILE).read_text())
+    config = json.loads((path / "config.json").read_text()) if (path / "config.json").is_file() else {}
+    spec = ladder["player"]
+    depths = sorted({int(o.split("=")[1]) for o in ladder["scores"] if o.startswith("alphabeta:depth=")})
+    per = max((s["games"] for s in ladder["scores"].values()), default=0)
+    command = (f"hive-arena ladder \"{re.sub(r'ckpt=[^,]*,?', '', spec).rstrip(':,')}\" "
+               f"--depths {' '.join(map(str, depths))} --games-per-pairing {per}"
+               + (f" --equal-time {ladder['equal_time']:g}" if ladder.get("equal_time") else "")
+               + f" --seed {config.get('seed', 0)}")
+    return {"command": command, "summary": ladder["summary"].replace(spec, "the shipped network"),
+            "anchor": ladder["anchor"], "elo": ladder["elo"], "elo_95": [ladder["lo"], ladder["hi"]],
+            "equal_time": ladder.get("equal_time"), "rows": ladder_rows(ladder)}
+
+
+def ladder_rows(ladder: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per rung: counts, score with its 95% interval, Elo of the player against it."""
+    rows = []
+    for opponent, s in ladder["scores"].items():
+        st = pairing_stats(s["wins"], s["draws"], s["losses"])
+        rows.append({"opponent": opponent, "games": st.games, "wins": st.wins, "draws": st.draws,
+                     "losses": st.losses, "score": round(st.score, 4),
+                     "score_95": [round(st.score_lo, 4), round(st.score_hi, 4)],
+                     "elo": _num(st.elo), "elo_95": [_num(st.elo_lo), _num(st.elo_hi)]})
+    return rows
+
+
+def _num(x: float) -> float | None:
+    """``x`` rounded to 0.1, or None when it is not finite (JSON has no infinity)."""
+    return None if x != x or abs(x) == float("inf") else round(x, 1)

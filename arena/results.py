@@ -1,0 +1,209 @@
+"""An arena's results directory: its settings, its game records, and resuming from them.
+
+- ``config.json``: the settings and the openings; a resume with other settings is refused, except
+  more ``games_per_pairing`` (a finished arena grows: its games are kept, the new rounds are
+  played, and ``config.json`` is updated; fewer is refused).
+- ``games.jsonl``: one JSON record per finished game (its UHP GameString, result, termination,
+  plies, players and colours, opening, seconds, each move's seconds and search statistics:
+  ``arena.game.play_game``), appended, flushed and fsynced as each game ends. A rerun reads it,
+  skips the games it holds (by game id) and plays the rest; a truncated last line (a crash
+  mid-write: not JSON) is dropped, any other bad record (a field missing or of the wrong type, a
+  game not in the schedule) is an :class:`~arena.config.ArenaError` naming file and line. Records
+  without the per-move fields (written before they existed) are valid.
+- ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``arena.report``),
+  written atomically at the end and on interruption.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from hive_env.files import write_atomic
+from players.uhp_client import clip
+
+from .config import CONFIG_VERSION, ArenaConfig, ArenaError
+from .game import GameTask
+
+
+class ResultsDir:
+    """``config.json`` + ``games.jsonl`` of one arena (module docstring)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.games = self.path / "games.jsonl"
+        self.dropped_partial_line = False
+
+    def open(self, config: ArenaConfig, openings: list[str], tasks: list[GameTask]) -> list[dict[str, Any]]:
+        """Create or check the directory; the records already in it (in file order).
+
+        Raises:
+            ArenaError: other settings, or records that are corrupt or not in the schedule.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        wanted = {"version": CONFIG_VERSION, "settings": config.settings(), "openings": openings}
+        wanted = json.loads(json.dumps(wanted))
+        config_path = self.path / "config.json"
+        if config_path.exists():
+            try:
+                found = json.loads(config_path.read_text())
+            except (OSError, json.JSONDecodeError) as e:
+                raise ArenaError(f"cannot read {config_path}: {e}") from None
+            if found != wanted:
+                if _is_shrink(found, wanted):
+                    had = found["settings"]["games_per_pairing"]
+                    raise ArenaError(f"{self.path} holds an arena of {had} games per pairing: "
+                                     f"it can grow but not shrink to "
+                                     f"{config.games_per_pairing}; choose another --out")
+                if not _is_growth(found, wanted):
+                    raise ArenaError(f"{self.path} holds an arena with other settings "
+                                     f"({_differences(found, wanted)}); rerun with the same settings to "
+                                     "resume, or choose another --out")
+                write_atomic(config_path, json.dumps(wanted, indent=1) + "\n")  # grown: more games
+        elif self.games.exists():
+            raise ArenaError(f"{self.games} exists without config.json: not an arena directory")
+        else:
+            write_atomic(config_path, json.dumps(wanted, indent=1) + "\n")
+        return self._read(tasks)
+
+    def _read(self, tasks: list[GameTask]) -> list[dict[str, Any]]:
+        if not self.games.exists():
+            return []
+        by_id = {t.id: t for t in tasks}
+        data = self.games.read_bytes()
+        lines = data.split(b"\n")  # the last item is what follows the last newline: b"" normally
+        records, seen, offset = [], set(), 0
+        for number, line in enumerate(lines, start=1):
+            last = number == len(lines)
+            if line.strip():
+                record, problem = _parse_record(line, by_id)
+                if record is None and last:  # a crash mid-write: drop the partial line
+                    with open(self.games, "r+b") as f:
+                        f.truncate(offset)
+                    self.dropped_partial_line = True
+                    break
+                if problem or record is None:
+                    raise ArenaError(f"{self.games} line {number}: {problem}")
+                if record["id"] in seen:
+                    raise ArenaError(f"{self.games} line {number}: game {record['id']} is recorded twice")
+                seen.add(record["id"])
+                records.append(record)
+                if last:  # a whole record without its newline: end the line before appending
+                    with open(self.games, "ab") as f:
+                        f.write(b"\n")
+            offset += len(line) + 1
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Add one record durably (flush + fsync), before anything else sees it."""
+        with open(self.games, "a") as f:
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+_RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str, "white": str, "black": str, "white_index": int, "black_index": int, "round": int,
+    "opening": int, "result": str, "white_score": (int, float), "termination": str, "plies": int,
+    "seconds": (int, float), "white_seconds": (int, float), "black_seconds": (int, float), "seeds": list,
+    "game_string": str,
+}
+"""Every field of a ``games.jsonl`` record (``detail`` is optional) and its JSON type.
+
+``move_seconds`` and ``move_stats`` are optional too (:func:`_check_moves`): records written before
+they existed stay valid, and the report leaves their per-move means unknown."""
+_SCORES = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
+
+
+def _check_moves(record: dict[str, Any]) -> str:
+    """What is wrong with a record's ``move_seconds`` / ``move_stats`` (``""``: fine or absent).
+
+    Both or neither; lists of one length, at most ``plies``; seconds finite numbers >= 0; each
+    stats entry null or an object of integers.
+    """
+    seconds, stats = record.get("move_seconds"), record.get("move_stats")
+    if seconds is None and stats is None:
+        return ""
+    if not isinstance(seconds, list) or not isinstance(stats, list):
+        return "game record with move_seconds or move_stats missing or not a list"
+    if len(seconds) != len(stats) or len(seconds) > record["plies"]:
+        return (f"game record with {len(seconds)} move_seconds, {len(stats)} move_stats "
+                f"and {record['plies']} plies")
+    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < float("inf")
+           for x in seconds):
+        return "game record with a bad 'move_seconds' entry"
+    if any(x is not None and not (isinstance(x, dict) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in x.values())) for x in stats):
+        return "game record with a bad 'move_stats' entry"
+    return ""
+
+
+def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, Any] | None, str]:
+    """A record and ``""``; ``{}`` and what is wrong with it; ``None`` and why for a line that is
+    not JSON at all (as a crash mid-write leaves it)."""
+    try:
+        record = json.loads(line)
+    except ValueError as e:
+        return None, f"not a game record ({type(e).__name__})"
+    if not isinstance(record, dict):
+        return {}, f"not a game record (a JSON {type(record).__name__})"
+    for key, kind in _RECORD_FIELDS.items():
+        if key not in record:
+            return {}, f"game record without {key!r}"
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            return {}, f"game record with a bad {key!r}: {clip(repr(value), 60)}"
+    if "detail" in record and not isinstance(record["detail"], str):
+        return {}, "game record with a bad 'detail'"
+    problem = _check_moves(record)
+    if problem:
+        return {}, problem
+    task = by_id.get(record["id"])
+    if task is None:
+        return {}, f"game {clip(record['id'], 60)!r} is not in this arena's schedule"
+    if (record["white"], record["black"]) != (task.white, task.black):
+        return {}, f"game {record['id']!r} has other players than scheduled"
+    if (record["white_index"], record["black_index"], record["round"]) != (
+            task.white_index, task.black_index, task.round):
+        return {}, f"game {record['id']!r} has other player indices or round than scheduled"
+    if _SCORES.get(record["white_score"]) != record["result"]:
+        return {}, (f"game {record['id']!r} has white_score {clip(repr(record['white_score']), 20)} "
+                    f"and result {clip(record['result'], 20)!r}")
+    return record, ""
+
+
+def _is_growth(found: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``wanted`` is ``found`` with more games per pairing and nothing else changed.
+
+    The schedule's game ids, seeds and openings do not depend on the number of rounds (random
+    openings with a larger count extend the list), so every game played stays in the larger
+    arena with the same id. Shrinking is not growth: it would orphan games already played.
+    """
+    old, new = found.get("settings", {}), wanted["settings"]
+    if found.get("version") != wanted["version"] or not isinstance(old, dict):
+        return False
+    before, after = old.get("games_per_pairing"), new["games_per_pairing"]
+    if not isinstance(before, int) or before >= after:
+        return False
+    if {**old, "games_per_pairing": after} != new:
+        return False
+    openings = found.get("openings")
+    return isinstance(openings, list) and openings == wanted["openings"][:len(openings)]
+
+
+def _is_shrink(found: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``wanted`` is ``found`` with fewer games per pairing and nothing else changed."""
+    return isinstance(found.get("settings"), dict) and _is_growth(wanted, found)
+
+
+def _differences(found: dict[str, Any], wanted: dict[str, Any]) -> str:
+    old, new = found.get("settings", {}), wanted["settings"]
+    diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}"
+             for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    if found.get("openings") != wanted["openings"]:
+        diffs.append("the openings differ")
+    if found.get("version") != wanted["version"]:
+        diffs.append(f"version {found.get('version')!r} -> {wanted['version']!r}")
+    return "; ".join(diffs) or "unreadable settings"

@@ -1,0 +1,67 @@
+"""Game record files: one UHP GameString a line, as ``hive-play --out`` writes them.
+
+``hive-show`` draws a record at a ply and ``hive-play --from`` continues one; both read it with
+:func:`read_record`, which also takes a GameString itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import GameStringError, HiveError
+from .files import write_atomic
+from .game import Game
+from .pieces import GAME_TYPES
+
+
+def read_record(source: str) -> Game:
+    """The game of a GameString, or of the file ``source`` names when one exists.
+
+    In a file, blank lines and ``#`` comment lines are skipped; a file of several games (an
+    openings file) gives its first.
+
+    Raises:
+        HiveError: the file holds no GameString, or the GameString is bad (its message says
+            which move); ``GameStringError`` for an unreadable file.
+    """
+    text = source
+    if Path(source).is_file():
+        try:
+            content = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise GameStringError(f"cannot read {source}: {e}") from None
+        lines = [ln.strip() for ln in content.splitlines()]
+        lines = [ln for ln in lines if ln and not ln.startswith("#")]
+        if not lines:
+            raise GameStringError(f"{source} holds no GameString")
+        text = lines[0]
+    elif ";" not in source and source.strip() not in GAME_TYPES:
+        raise GameStringError(f"{source!r} is neither a file nor a GameString")
+    try:
+        return Game.from_string(text)
+    except HiveError as e:
+        where = f"{source}: " if text is not source else ""
+        raise type(e)(f"{where}{e}") from None
+
+
+def write_record(path: str | Path, game_string: str) -> None:
+    """Write the GameString to ``path`` atomically (a crash never leaves half a record)."""
+    write_atomic(path, game_string + "\n")
+
+
+def at_ply(game: Game, ply: int | None) -> Game:
+    """A copy of ``game`` after its first ``ply`` plies (None: all of them; negative: from the end).
+
+    Raises:
+        HiveError: ``ply`` is past either end of the game.
+    """
+    n = len(game.moves)
+    if ply is None:
+        ply = n
+    elif ply < 0:
+        ply += n
+    if not 0 <= ply <= n:
+        raise HiveError(f"ply {ply} is outside the game, which has {n} plies (0..{n})")
+    out = game.copy()
+    out.undo(n - ply)
+    return out

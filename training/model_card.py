@@ -1,0 +1,111 @@
+"""The model card of a shipped network, built from its run directory and ladder results.
+
+Never typed by hand: ``card.json`` holds the command that trained the network (as a user types
+it in a checkout: a ``run_dir`` under ``runs/``, not the training machine's absolute path), the
+git commit, seed, steps, wall time, machine, the model's config and the ladder sections
+(``arena.ladder_card``); ``MODEL_CARD.md`` says the same for people. ``scripts/ship.py`` copies
+the weights and writes both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hive_env.files import write_atomic
+
+_LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+
+
+def run_facts(run_dir: Path) -> dict[str, Any]:
+    """Command, commit, seed, config and wall time of a run, from its directory."""
+    from omegaconf import OmegaConf
+
+    config_text = (run_dir / "config.yaml").read_text()
+    config = OmegaConf.to_container(OmegaConf.create(config_text), resolve=True)
+    commit = next((line.split("git:", 1)[1].strip() for line in config_text.splitlines()
+                   if line.startswith("# git:")), "unknown")
+    overrides_path = run_dir / "hydra" / "overrides.yaml"
+    overrides = OmegaConf.to_container(OmegaConf.load(overrides_path)) if overrides_path.is_file() else []
+    stamps = [m.group(1) for line in (run_dir / "train.log").read_text().splitlines()
+              if (m := _LOG_TIME.match(line))] if (run_dir / "train.log").is_file() else []
+    minutes = None
+    if len(stamps) >= 2:
+        fmt = "%Y-%m-%d %H:%M:%S"
+        span = datetime.strptime(stamps[-1], fmt) - datetime.strptime(stamps[0], fmt)
+        minutes = round(span.total_seconds() / 60, 1)
+    return {"command": " ".join(["hive-train", *map(as_typed, overrides)]), "git": commit,
+            "seed": config.get("seed"), "experiment": config.get("name"), "wall_minutes": minutes,
+            "config": {k: config[k] for k in ("model", "search", "selfplay", "train") if k in config}}
+
+
+def as_typed(override: str) -> str:
+    """A Hydra override as a user types it in a checkout: an absolute ``run_dir`` becomes
+    ``runs/<its last folder>`` (where runs go by default), so the card names no directory of the
+    machine that trained the network."""
+    key, sep, value = override.partition("=")
+    if sep and key.lstrip("+~") == "run_dir" and Path(value).is_absolute():
+        return f"{key}=runs/{Path(value).name}"
+    return override
+
+
+def machine() -> str:
+    """This machine's cores and CPU model (the card's ``machine``)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {cpu}, no GPU used"
+
+
+def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict[str, Any],
+               run: dict[str, Any], ladder: dict[str, Any],
+               equal_time: dict[str, Any] | None) -> dict[str, Any]:
+    """The card (``card.json``) of the network shipped as ``checkpoint``."""
+    return {"name": name, "file": checkpoint.name, "bytes": checkpoint.stat().st_size, "step": step,
+            "model": model_config, "machine": machine(), "run": run, "ladder": ladder,
+            "equal_time": equal_time}
+
+
+def write_card(out: Path, card: dict[str, Any]) -> Path:
+    """Write ``card.json`` and ``MODEL_CARD.md`` into ``out`` atomically; the Markdown file."""
+    write_atomic(out / "card.json", json.dumps(card, indent=1) + "\n")
+    return write_atomic(out / "MODEL_CARD.md", markdown(card) + "\n")
+
+
+def markdown(card: dict[str, Any]) -> str:
+    """``MODEL_CARD.md``: the card for people, the ladders as tables."""
+    run = card["run"]
+    lines = [f"# The shipped network: {card['name']}", "",
+             f"- Trained by: `{run['command']}` at git `{run['git'][:12]}`, seed {run['seed']}",
+             f"- Steps: {card['step']}; wall time: {run['wall_minutes']} min on {card['machine']}",
+             "- Training: pure self-play (no alpha-beta warm start exists in this project)",
+             f"- Network: HiveGNN width {card['model']['width']}, {card['model']['layers']} residual blocks; "
+             f"file {card['file']}, {card['bytes']} bytes", ""]
+    for key, title in (("ladder", "Ladder"), ("equal_time", "Equal-time ladder")):
+        lad = card.get(key)
+        if not lad:
+            continue
+        lines += [f"## {title}", "", f"`{lad['command']}`", "", f"{lad['summary']}", "",
+                  "| opponent | games | W-D-L | score [95%] | Elo of the network vs it [95%] |",
+                  "|---|---|---|---|---|"]
+        for r in lad["rows"]:
+            lo, hi = (100 * x for x in r["score_95"])
+            lines.append(f"| {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} | "
+                         f"{100 * r['score']:.1f}% [{lo:.1f}, {hi:.1f}] | "
+                         f"{_elo(r['elo'])} [{_elo(r['elo_95'][0])}, {_elo(r['elo_95'][1])}] |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _elo(x: float | None) -> str:
+    return "inf" if x is None else f"{x:+.0f}"
