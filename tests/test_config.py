@@ -179,6 +179,9 @@ def test_a_float_setting_accepts_a_whole_number():
     ("eval.games=3", "eval.games must be even"),
     ("eval.final_games=5", "eval.final_games must be even"),
     ("eval.gating=elo", "eval.gating must be one of none, score, sprt, got 'elo'"),
+    ("eval.sprt_elo1=0", r"eval.sprt_elo1 must be greater than eval.sprt_elo0 \(0\), got 0"),
+    ("eval.sprt_elo0=30", r"eval.sprt_elo1 must be greater than eval.sprt_elo0 \(30\), got 20"),
+    ("eval.sprt_elo1=nan", r"eval.sprt_elo1 must be greater than eval.sprt_elo0 \(0\), got nan"),
     ("eval.sims=0", "eval.sims must be >= 1"),
     ("eval.opponents=[random,'alphabeta:depht=2']",
      r"eval.opponents\[1\]: player 'alphabeta' has no option 'depht'"),
@@ -206,6 +209,13 @@ def test_a_float_setting_accepts_a_whole_number():
 def test_cross_field_and_range_checks_name_the_setting(override, message):
     with pytest.raises(ConfigError, match=message):
         settings("run_dir=x", *override.split())
+
+
+def test_the_sprt_bounds_default_to_0_and_20_and_take_whole_numbers():
+    rc = settings("run_dir=x")
+    assert (rc.eval.sprt_elo0, rc.eval.sprt_elo1) == (0.0, 20.0)
+    rc = settings("run_dir=x", "eval.sprt_elo0=-5", "eval.sprt_elo1=35.5")
+    assert (rc.eval.sprt_elo0, rc.eval.sprt_elo1) == (-5.0, 35.5) and isinstance(rc.eval.sprt_elo0, float)
 
 
 def test_an_alphazero_opponent_is_checked_without_loading_its_checkpoint():
@@ -246,5 +256,5 @@ def test_hive_train_prints_one_error_line_and_exits_2(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         "hive-train: error: unknown setting eval.gamez (known: every, final_games, final_opponents, "
         "final_sims, games, gate_score, gating, ladder, ladder_depths, openings_plies, opponents, sims, "
-        "sprt_max_games, workers)"]
+        "sprt_elo0, sprt_elo1, sprt_max_games, workers)"]
     assert not (run_dir / "config.yaml").exists()

@@ -10,12 +10,23 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
+from arena.ladder import LadderResult
 from models.gnn import build_model
 from search.checkpoint import load_model
 from training import gating
 from training.checkpoint import CheckpointStore
 from training.config import register_configs, run_config
-from training.gating import Evaluation, file_hash
+from training.gating import (
+    PROMOTED_TAG,
+    EvalState,
+    Gatekeeper,
+    Ledger,
+    LedgerEntry,
+    file_hash,
+    gauntlet_line,
+    gauntlet_scalars,
+    promote,
+)
 
 CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 
@@ -41,14 +52,14 @@ class FakeRun:
         self.trainer = FakeTrainer(step)
 
 
-def evaluation(tmp_path, gating: str, gate_score: float) -> Evaluation:
+def gatekeeper(tmp_path, gating: str, gate_score: float) -> Gatekeeper:
     overrides = ["experiment=smoke", f"run_dir={tmp_path}", "env.ply_cap=16", "eval.games=2", "eval.sims=2",
                  "eval.opponents=[random]", f"eval.gating={gating}", f"eval.gate_score={gate_score}",
                  "train.keep_checkpoints=10"]
     register_configs()
     with initialize_config_dir(config_dir=CONFIGS, version_base=None):
         cfg = run_config(compose(config_name="train", overrides=overrides))
-    return Evaluation(cfg, log=lambda *_: None)
+    return Gatekeeper(cfg, log=lambda *_: None)
 
 
 def publish(store: CheckpointStore, step: int) -> None:
@@ -59,7 +70,7 @@ def publish(store: CheckpointStore, step: int) -> None:
 @pytest.mark.parametrize("gating,gate_score,promoted", [("none", 0.0, True), ("score", 0.0, True),
                                                         ("score", 1.01, False)])
 def test_best_checkpoint_follows_the_gate(tmp_path, gating, gate_score, promoted):
-    ev = evaluation(tmp_path, gating, gate_score)
+    ev = gatekeeper(tmp_path, gating, gate_score)
     store = CheckpointStore(tmp_path / "checkpoints")
     run = FakeRun()
     publish(store, 10)
@@ -73,18 +84,18 @@ def test_best_checkpoint_follows_the_gate(tmp_path, gating, gate_score, promoted
     assert [s for s, _ in tags["eval/score_vs_best"]] == [20]  # the previous best is an opponent
     assert tags["eval/promoted"][-1] == (20, float(promoted))
     done = ev.ledger.done()
-    assert (tmp_path / "eval" / done[20]["dir"] / "ratings.csv").exists()
-    assert done[20]["promoted"] == promoted and done[20]["rival"] == done[10]["checkpoint"]
+    assert (tmp_path / "eval" / done[20].dir / "ratings.csv").exists()
+    assert done[20].promoted == promoted and done[20].rival == done[10].checkpoint
     assert not list(ev.frozen.iterdir())  # frozen copies go once their evaluation is done
 
 
-def game_records(ev: Evaluation, entry: dict) -> list[dict]:
-    lines = (ev.dir / entry["dir"] / "games.jsonl").read_text().splitlines()
+def game_records(ev: Gatekeeper, entry: LedgerEntry) -> list[dict]:
+    lines = (ev.dir / entry.dir / "games.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
 
 
 def test_a_retrained_step_never_reuses_the_old_games(tmp_path):
-    ev = evaluation(tmp_path, "none", 0.0)
+    ev = gatekeeper(tmp_path, "none", 0.0)
     store = CheckpointStore(tmp_path / "checkpoints")
     run = FakeRun()
     publish(store, 10)
@@ -94,17 +105,17 @@ def test_a_retrained_step_never_reuses_the_old_games(tmp_path):
     store.publish(10, build_model("tiny"))
     ev.on_checkpoint(run, 10)
     second = ev.ledger.done()[10]
-    assert second["checkpoint"] == file_hash(store.path(10)) != first["checkpoint"]
-    assert second["dir"] != first["dir"]
+    assert second.checkpoint == file_hash(store.path(10)) != first.checkpoint
+    assert second.dir != first.dir
     games = game_records(ev, second)
     assert len(games) == 4  # against random and against the best (the old checkpoint of step 10)
-    assert all(second["checkpoint"] in (g["white"] + g["black"]) for g in games)
+    assert all(second.checkpoint in (g["white"] + g["black"]) for g in games)
     assert len(game_records(ev, first)) == 2  # the old results stay as they were
 
 
 def test_a_damaged_best_checkpoint_is_ignored_once_and_replaced(tmp_path):
     lines = []
-    ev = evaluation(tmp_path, "score", 1.01)  # a gate no checkpoint passes against a real best
+    ev = gatekeeper(tmp_path, "score", 1.01)  # a gate no checkpoint passes against a real best
     ev.log = lines.append
     store = CheckpointStore(tmp_path / "checkpoints")
     run = FakeRun()
@@ -124,7 +135,7 @@ def test_a_damaged_best_checkpoint_is_ignored_once_and_replaced(tmp_path):
 
 
 def test_an_evaluation_killed_midway_is_finished_by_catch_up(tmp_path, monkeypatch):
-    ev = evaluation(tmp_path, "none", 0.0)
+    ev = gatekeeper(tmp_path, "none", 0.0)
     store = CheckpointStore(tmp_path / "checkpoints")
     publish(store, 10)
     real_arena = gating.run_arena
@@ -139,12 +150,12 @@ def test_an_evaluation_killed_midway_is_finished_by_catch_up(tmp_path, monkeypat
         ev.on_checkpoint(FakeRun(), 10)
     monkeypatch.setattr(gating, "run_arena", real_arena)
     (entry,) = ev.ledger.entries
-    assert entry["state"] == "started"
-    fresh = evaluation(tmp_path, "none", 0.0)  # the next process
+    assert entry.state == "started"
+    fresh = gatekeeper(tmp_path, "none", 0.0)  # the next process
     run = FakeRun(step=10)
     assert fresh.catch_up(run) == 1
     done = fresh.ledger.done()[10]
-    assert done["checkpoint"] == entry["checkpoint"]
+    assert done.checkpoint == entry.checkpoint
     games = game_records(fresh, done)
     assert len(games) == 2 and len({g["id"] for g in games}) == 2
     assert run.metrics.tags["eval/promoted"] == [(10, 1.0)]
@@ -152,7 +163,7 @@ def test_an_evaluation_killed_midway_is_finished_by_catch_up(tmp_path, monkeypat
 
 
 def test_catch_up_registers_a_checkpoint_published_but_not_yet_registered(tmp_path):
-    ev = evaluation(tmp_path, "none", 0.0)
+    ev = gatekeeper(tmp_path, "none", 0.0)
     store = CheckpointStore(tmp_path / "checkpoints")
     publish(store, 10)  # killed right after publishing: no ledger entry
     publish(store, 20)
@@ -162,7 +173,7 @@ def test_catch_up_registers_a_checkpoint_published_but_not_yet_registered(tmp_pa
 
 
 def test_catch_up_drops_evaluations_of_steps_that_will_be_trained_again(tmp_path):
-    ev = evaluation(tmp_path, "none", 0.0)
+    ev = gatekeeper(tmp_path, "none", 0.0)
     store = CheckpointStore(tmp_path / "checkpoints")
     publish(store, 10)
     publish(store, 20)
@@ -170,7 +181,7 @@ def test_catch_up_drops_evaluations_of_steps_that_will_be_trained_again(tmp_path
     store.path(20).write_bytes(b"damaged")  # the run resumes from 10 and trains 20 again
     run = FakeRun(step=10)
     assert ev.catch_up(run) == 1  # 10 (the checkpoint resumed from) is evaluated, 20 dropped
-    states = {(e["step"], e["state"]) for e in ev.ledger.entries}
+    states = {(e.step, e.state) for e in ev.ledger.entries}
     assert states == {(10, "done"), (20, "dropped")}
     assert not list(ev.frozen.iterdir())
 
@@ -182,7 +193,7 @@ def test_an_evaluation_with_the_ladder_plays_its_opponents_and_logs_the_ladder_e
     with initialize_config_dir(config_dir=CONFIGS, version_base=None):
         cfg = run_config(compose(config_name="train", overrides=overrides))
     lines = []
-    ev = Evaluation(cfg, log=lines.append)
+    ev = Gatekeeper(cfg, log=lines.append)
     publish(CheckpointStore(tmp_path / "checkpoints"), 10)
     run = FakeRun()
     ev.on_checkpoint(run, 10)
@@ -192,10 +203,10 @@ def test_an_evaluation_with_the_ladder_plays_its_opponents_and_logs_the_ladder_e
     tags = run.metrics.tags
     (step, elo), (_, lo), (_, hi) = (tags[f"eval/ladder_elo{t}"][0] for t in ("", "_lo", "_hi"))
     assert step == 10 and lo <= elo <= hi
-    ladder = json.loads((ev.dir / entry["dir"] / "ladder.json").read_text())
+    ladder = json.loads((ev.dir / entry.dir / "ladder.json").read_text())
     assert ladder["anchor"] == "alphabeta:depth=2" and ladder["elo"] == pytest.approx(elo, abs=0.01)
     # two opponents of one kind are told apart in the tags
-    assert set(entry["scores"]) == {"random", "greedy", "alphabeta_depth_1", "alphabeta_depth_2"}
+    assert set(entry.scores) == {"random", "greedy", "alphabeta_depth_1", "alphabeta_depth_2"}
     assert "eval/score_vs_alphabeta_depth_2" in tags and "eval/elo_vs_random" in tags
     assert any("ladder Elo" in line and "vs alphabeta:depth=2" in line for line in lines)
 
@@ -213,3 +224,182 @@ def test_the_ladder_settings_are_checked_and_off_by_default(tmp_path):
             overrides = ["run_dir=x", f"eval.ladder_depths={value}"]
             with pytest.raises(ValueError, match=message):  # a ConfigError naming the setting
                 run_config(compose(config_name="train", overrides=overrides))
+
+
+# ----- the pure parts: the ledger's format, the decision, the tags ------------------------------
+
+LEDGER_V1 = """\
+{
+ "version": 1,
+ "evaluations": [
+  {
+   "step": 10,
+   "checkpoint": "81ea718c5a2c",
+   "state": "done",
+   "rival": null,
+   "dir": "step_00000010_81ea718c5a2c_ade77b",
+   "scores": {
+    "random": 0.75
+   },
+   "promoted": true
+  },
+  {
+   "step": 20,
+   "checkpoint": "8c9a501e93f5",
+   "state": "done",
+   "rival": "81ea718c5a2c",
+   "dir": "step_00000020_8c9a501e93f5_eb505c",
+   "scores": {
+    "random": 0.5,
+    "best": 0.25
+   },
+   "promoted": false
+  },
+  {
+   "step": 30,
+   "checkpoint": "38df73eaf0e7",
+   "state": "due",
+   "rival": null
+  },
+  {
+   "step": 40,
+   "checkpoint": "fe7d21da5e6f",
+   "state": "started",
+   "rival": "81ea718c5a2c"
+  },
+  {
+   "step": 50,
+   "checkpoint": "a0bd5fe04beb",
+   "state": "dropped",
+   "rival": null,
+   "reason": "the run resumed from step 40; this step is trained again"
+  }
+ ]
+}
+"""
+"""An ``eval/ledger.json`` as the dict-based gating code (before :class:`LedgerEntry`) wrote it."""
+
+
+def test_a_ledger_of_version_1_loads_and_is_written_back_byte_identical(tmp_path):
+    path = tmp_path / "ledger.json"
+    path.write_text(LEDGER_V1)
+    warnings = []
+    ledger = Ledger(path, log=warnings.append)
+    assert not warnings
+    assert [(e.step, e.state) for e in ledger.entries] == [
+        (10, EvalState.DONE), (20, EvalState.DONE), (30, EvalState.DUE), (40, EvalState.STARTED),
+        (50, EvalState.DROPPED)]
+    assert [e.step for e in ledger.unfinished()] == [30, 40]
+    done = ledger.done()
+    assert set(done) == {10, 20} and done[20].promoted is False
+    assert done[20].scores == {"random": 0.5, "best": 0.25}
+    assert done[20].rival == "81ea718c5a2c" and ledger.entries[4].reason.startswith("the run resumed")
+    assert ledger.find(50, "a0bd5fe04beb") is None and ledger.find(30, "38df73eaf0e7") is ledger.entries[2]
+    ledger.save()
+    assert path.read_text() == LEDGER_V1
+
+
+def test_a_ledger_entry_goes_through_its_states_in_the_format_of_version_1():
+    entry = LedgerEntry(10, "abc")
+    assert entry.to_json() == {"step": 10, "checkpoint": "abc", "state": "due", "rival": None}
+    entry.state, entry.rival = EvalState.STARTED, "def"
+    assert entry.unfinished and entry.to_json()["state"] == "started"
+    entry.state, entry.dir, entry.scores, entry.promoted = EvalState.DONE, "step_x", {"random": 1.0}, False
+    data = entry.to_json()
+    assert list(data) == ["step", "checkpoint", "state", "rival", "dir", "scores", "promoted"]
+    assert json.loads(json.dumps(data)) == data and LedgerEntry.from_json(data) == entry
+    assert not entry.unfinished
+
+
+@pytest.mark.parametrize("text", [
+    "{not json", '{"version": 1}', '{"evaluations": [{"step": 1}]}',
+    '{"evaluations": [{"step": 1, "checkpoint": "a", "state": "lost", "rival": null}]}'])
+def test_an_unreadable_ledger_is_warned_about_and_started_anew(tmp_path, text):
+    path = tmp_path / "ledger.json"
+    path.write_text(text)
+    warnings = []
+    assert Ledger(path, log=warnings.append).entries == []
+    assert len(warnings) == 1 and "is unreadable" in warnings[0] and "starting a new ledger" in warnings[0]
+
+
+@pytest.mark.parametrize("gating,has_rival,score,decision,promoted", [
+    ("none", True, 0.0, None, True),
+    ("none", False, None, None, True),
+    ("score", False, None, None, True),  # no readable best.pt: the first checkpoint becomes best
+    ("score", True, 0.55, None, True),
+    ("score", True, 0.5499, None, False),
+    ("score", True, None, None, False),
+    ("sprt", False, None, None, True),
+    ("sprt", True, 1.0, "H1", True),
+    ("sprt", True, 1.0, "H0", False),
+    ("sprt", True, 1.0, None, False),  # undecided at its most games
+])
+def test_promotion_follows_the_gating_mode(gating, has_rival, score, decision, promoted):
+    assert promote(gating, has_rival, score, 0.55, decision) is promoted
+
+
+def test_promotion_refuses_an_unknown_mode():
+    with pytest.raises(ValueError, match="unknown gating 'elo'"):
+        promote("elo", True, 1.0, 0.55, "H1")
+
+
+def test_the_tensorboard_tags_of_an_evaluation():
+    ladder = LadderResult(player="me", anchor="alphabeta:depth=2", elo=35.0, lo=-40.0, hi=110.0,
+                          games=8, anchor_games=2)
+    scalars = gauntlet_scalars({"random": 0.75, "alphabeta_depth_2": 0.25, "best": 0.5}, -12.0, ladder)
+    assert list(scalars) == ["eval/score_vs_random", "eval/score_vs_alphabeta_depth_2",
+                             "eval/score_vs_best", "eval/elo_vs_random",
+                             "eval/ladder_elo", "eval/ladder_elo_lo", "eval/ladder_elo_hi"]
+    assert list(scalars.values()) == [0.75, 0.25, 0.5, -12.0, 35.0, -40.0, 110.0]
+    assert list(gauntlet_scalars({"greedy": 1.0}, None, None)) == ["eval/score_vs_greedy"]
+    assert PROMOTED_TAG == "eval/promoted"
+    assert gauntlet_line({"random": 0.75, "best": 0.5}, ladder) == \
+        "random 0.75, best 0.50; ladder Elo +35 [-40, +110] vs alphabeta:depth=2"
+
+
+# ----- what the caller passes: the SPRT bounds, the executor ------------------------------------
+
+
+def test_the_sprt_gate_plays_with_the_configured_bounds(tmp_path, monkeypatch):
+    overrides = ["experiment=smoke", f"run_dir={tmp_path}", "env.ply_cap=16", "eval.games=2", "eval.sims=2",
+                 "eval.opponents=[random]", "eval.gating=sprt", "eval.sprt_elo0=-10", "eval.sprt_elo1=15",
+                 "eval.sprt_max_games=2"]
+    register_configs()
+    with initialize_config_dir(config_dir=CONFIGS, version_base=None):
+        cfg = run_config(compose(config_name="train", overrides=overrides))
+    real_arena, modes = gating.run_arena, []
+
+    def record(config, out, **kw):
+        modes.append(config.mode)
+        if config.mode == "sprt":
+            assert (config.elo0, config.elo1, config.games_per_pairing) == (-10.0, 15.0, 2)
+            assert out.name.startswith("gate_00000020_")
+        return real_arena(config, out, **kw)
+
+    monkeypatch.setattr(gating, "run_arena", record)
+    ev = Gatekeeper(cfg, log=lambda *_: None)
+    store = CheckpointStore(tmp_path / "checkpoints")
+    run = FakeRun()
+    publish(store, 10)
+    ev.on_checkpoint(run, 10)  # no rival: no SPRT
+    publish(store, 20)
+    ev.on_checkpoint(run, 20)
+    assert modes == ["gauntlet", "gauntlet", "sprt"]
+    assert ev.ledger.done()[20].promoted is False  # two games never decide an SPRT
+
+
+def test_the_callers_executor_plays_the_games(tmp_path):
+    from arena.arena import execute
+
+    ev = gatekeeper(tmp_path, "none", 0.0)
+    calls = []
+
+    def executor(tasks, workers, handle, modules=()):
+        calls.append(workers)
+        execute(tasks, workers, handle, modules)
+
+    ev.executor = executor
+    publish(CheckpointStore(tmp_path / "checkpoints"), 10)
+    ev.on_checkpoint(FakeRun(), 10)
+    report = ev.final_match(ev.best)
+    assert calls == [1, 1] and report.games_done == ev.ev.final_games and ev.ledger.done()[10].promoted

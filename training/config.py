@@ -155,6 +155,10 @@ class EvalConfig:
             ``score`` (scoring >= ``gate_score`` against the previous best) or ``sprt``.
         gate_score: the score needed with ``gating: score`` (AlphaGo Zero: 0.55).
         sprt_max_games: the most games of a ``gating: sprt`` test (even).
+        sprt_elo0, sprt_elo1: the hypotheses of a ``gating: sprt`` test (``arena.sprt``): H0,
+            the checkpoint is ``sprt_elo0`` Elo stronger than best.pt (0: no better), against
+            H1, it is ``sprt_elo1`` stronger; promoted when H1 is accepted. ``sprt_elo1`` must
+            exceed ``sprt_elo0``.
         final_games: games of the final network against each final opponent (even).
         final_opponents: player specs of the final match.
         final_sims: simulations of the final network (None = ``sims``).
@@ -175,6 +179,8 @@ class EvalConfig:
     gating: str = "none"
     gate_score: float = 0.55
     sprt_max_games: int = 200
+    sprt_elo0: float = 0.0
+    sprt_elo1: float = 20.0
     final_games: int = 20
     final_opponents: tuple[str, ...] = ("random",)
     final_sims: int | None = None
@@ -191,6 +197,9 @@ class EvalConfig:
                                  f"got {value}")
         if self.gating not in GATING:
             raise ValueError(f"eval.gating must be one of {', '.join(GATING)}, got {self.gating!r}")
+        if not self.sprt_elo1 > self.sprt_elo0:
+            raise ValueError(f"eval.sprt_elo1 must be greater than eval.sprt_elo0 ({self.sprt_elo0:g}), "
+                             f"got {self.sprt_elo1:g}")
         for key in ("sims", "workers"):
             if getattr(self, key) < 1:
                 raise ValueError(f"eval.{key} must be >= 1, got {getattr(self, key)}")

@@ -1,17 +1,17 @@
-"""Evaluation during and after training: arena matches of checkpoints, logged and gated.
+"""Gating during and after training: arena matches of checkpoints, logged, and the choice of best.pt.
 
 Each evaluated checkpoint plays a gauntlet against fixed baselines (``eval.opponents``) and
 the previous best; scores (``eval/score_vs_<opponent>``, ``eval/score_vs_best``) and the
 checkpoint's Elo (anchored on ``random`` when it plays) go to TensorBoard. ``best.pt`` is
-chosen by the arena: with ``gating: none`` it follows the newest evaluated checkpoint; with
-``score`` a checkpoint replaces it after scoring at least ``gate_score`` against it in that
-gauntlet; with ``sprt`` after an SPRT (``elo0=0``, ``elo1=20``, at most ``sprt_max_games``)
-accepts it as stronger. An unreadable ``best.pt`` counts as absent (one warning): the next
-evaluated checkpoint becomes best. With ``eval.ladder`` the baselines also include the ladder's
-opponents (``arena.ladder``: random, greedy, alphabeta at each of ``eval.ladder_depths``), and the
-checkpoint's Elo relative to alphabeta:depth=2 (``random`` when depth 2 is left out) goes to
-``eval/ladder_elo`` with its 95% interval (``eval/ladder_elo_lo``, ``eval/ladder_elo_hi``) and to
-``ladder.json`` in the results directory.
+chosen by the arena (:func:`promote`): with ``gating: none`` it follows the newest evaluated
+checkpoint; with ``score`` a checkpoint replaces it after scoring at least ``gate_score`` against
+it in that gauntlet; with ``sprt`` after an SPRT (H0 ``eval.sprt_elo0``, H1 ``eval.sprt_elo1``, at
+most ``sprt_max_games``) accepts it as stronger. An unreadable ``best.pt`` counts as absent (one
+warning): the next evaluated checkpoint becomes best. With ``eval.ladder`` the baselines also
+include the ladder's opponents (``arena.ladder``: random, greedy, alphabeta at each of
+``eval.ladder_depths``), and the checkpoint's Elo relative to alphabeta:depth=2 (``random`` when
+depth 2 is left out) goes to ``eval/ladder_elo`` with its 95% interval (``eval/ladder_elo_lo``,
+``eval/ladder_elo_hi``) and to ``ladder.json`` in the results directory.
 
 Crash safety. An evaluation is tied to the checkpoint's content, never to its step alone::
 
@@ -25,7 +25,7 @@ Crash safety. An evaluation is tied to the checkpoint's content, never to its st
 A published checkpoint due an evaluation (every ``eval.every``-th by step) is registered in the
 ledger (``due``) and frozen; its rival (the best.pt of that moment) is recorded when it starts
 (``started``); after the gating decision and the atomic copy to ``best.pt`` it is ``done``. A
-process killed at any point leaves a ledger that :meth:`Evaluation.catch_up` finishes at the next
+process killed at any point leaves a ledger that :meth:`Gatekeeper.catch_up` finishes at the next
 start, before training on: the arena resumes its results directory (``games.jsonl``), and the
 gating decision is taken again against the recorded rival. A re-trained step has another hash,
 so it gets its own directory and never reuses the old games.
@@ -37,13 +37,17 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from arena.arena import run_arena
 from arena.config import ArenaConfig
-from arena.ladder import ladder_opponents, ladder_result, write_ladder
-from arena.report import format_report
+from arena.executor import Executor
+from arena.ladder import LadderResult, ladder_opponents, ladder_result, write_ladder
+from arena.report import ArenaReport
 from hive_env.files import atomic_open, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from search.checkpoint import CheckpointError, read_checkpoint
@@ -52,8 +56,9 @@ from .checkpoint import CheckpointStore
 from .config import RunConfig
 from .run import Run
 
-LEDGER_VERSION = 1
-"""Version of ``eval/ledger.json``."""
+Log = Callable[[str], None]
+
+# ----- files -----------------------------------------------------------------------------------
 
 
 def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
@@ -82,6 +87,120 @@ def settings_hash(config: ArenaConfig) -> str:
     return hashlib.sha1(json.dumps(config.settings(), sort_keys=True).encode()).hexdigest()[:6]
 
 
+# ----- the ledger ------------------------------------------------------------------------------
+
+LEDGER_VERSION = 1
+"""Version of ``eval/ledger.json``."""
+
+
+class EvalState(StrEnum):
+    """Where an evaluation stands; the values are ledger.json's ``state`` strings."""
+
+    DUE = "due"  # registered, its checkpoint frozen
+    STARTED = "started"  # its rival (the best.pt of that moment) fixed
+    DONE = "done"  # decided, best.pt updated
+    DROPPED = "dropped"  # given up (``reason``): its step is trained again or its copy is damaged
+
+
+@dataclass
+class LedgerEntry:
+    """One evaluation in ``eval/ledger.json``.
+
+    ``checkpoint`` is the :func:`file_hash` of the evaluated checkpoint, ``rival`` that of the
+    best.pt it plays (None: none). A dropped entry has a ``reason``; a done one its results
+    directory ``dir`` (under ``eval/``), its ``scores`` by opponent name and ``promoted``.
+    """
+
+    step: int
+    checkpoint: str
+    state: EvalState = EvalState.DUE
+    rival: str | None = None
+    reason: str | None = None
+    dir: str | None = None
+    scores: dict[str, float] | None = None
+    promoted: bool | None = None
+
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("reason", "dir", "scores", "promoted")
+    """Keys written only when set, in this order (after step, checkpoint, state and rival)."""
+
+    @property
+    def unfinished(self) -> bool:
+        """Due or started: a process stopped before its decision."""
+        return self.state in (EvalState.DUE, EvalState.STARTED)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as ledger.json holds it (the key order of LEDGER_VERSION 1)."""
+        data = {"step": self.step, "checkpoint": self.checkpoint, "state": self.state.value,
+                "rival": self.rival}
+        data.update((key, getattr(self, key)) for key in self.OPTIONAL if getattr(self, key) is not None)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LedgerEntry:
+        """An entry read from ledger.json; KeyError or ValueError when it is not one."""
+        return cls(data["step"], data["checkpoint"], EvalState(data["state"]), data["rival"],
+                   **{key: data.get(key) for key in cls.OPTIONAL})
+
+
+class Ledger:
+    """``eval/ledger.json``: one :class:`LedgerEntry` per evaluation, rewritten atomically on
+    every change. An unreadable file is warned about and replaced by a new ledger."""
+
+    def __init__(self, path: Path, log: Log = print):
+        self.path = path
+        self.entries: list[LedgerEntry] = []
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text())
+                self.entries = [LedgerEntry.from_json(e) for e in data["evaluations"]]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                log(f"warning: {path} is unreadable ({type(e).__name__}); starting a new ledger")
+
+    def save(self) -> None:
+        entries = [e.to_json() for e in self.entries]
+        write_atomic(self.path, json.dumps({"version": LEDGER_VERSION, "evaluations": entries},
+                                           indent=1) + "\n")
+
+    def add(self, entry: LedgerEntry) -> LedgerEntry:
+        self.entries.append(entry)
+        self.save()
+        return entry
+
+    def find(self, step: int, checkpoint: str) -> LedgerEntry | None:
+        """The live (not dropped) entry of this checkpoint, if any."""
+        for entry in self.entries:
+            if entry.step == step and entry.checkpoint == checkpoint and entry.state != EvalState.DROPPED:
+                return entry
+        return None
+
+    def unfinished(self) -> list[LedgerEntry]:
+        """Entries ``due`` or ``started``, by step."""
+        return sorted((e for e in self.entries if e.unfinished), key=lambda e: e.step)
+
+    def done(self) -> dict[int, LedgerEntry]:
+        """The latest finished entry of each step."""
+        return {e.step: e for e in self.entries if e.state == EvalState.DONE}
+
+
+# ----- the decision and the metrics (pure) -----------------------------------------------------
+
+
+def promote(gating: str, has_rival: bool, score_vs_best: float | None, gate_score: float,
+            sprt_decision: str | None = None) -> bool:
+    """Whether an evaluated checkpoint becomes best.pt (``gating`` is ``eval.gating``).
+
+    Without a rival (no readable best.pt) or with ``none`` it always does; with ``score`` when
+    it scored at least ``gate_score`` against best.pt; with ``sprt`` when the SPRT against best.pt
+    accepted H1 (``sprt_decision == "H1"``; H0 or undecided at its most games: not)."""
+    if gating == "none" or not has_rival:
+        return True
+    if gating == "score":
+        return score_vs_best is not None and score_vs_best >= gate_score
+    if gating == "sprt":
+        return sprt_decision == "H1"
+    raise ValueError(f"unknown gating {gating!r}")
+
+
 def opponent_name(spec: str, specs: tuple[str, ...]) -> str:
     """An opponent's name in metric tags: its kind (``random``, ``alphabeta``), or when another of
     ``specs`` has the same kind, the spec with its punctuation as ``_`` (``alphabeta_depth_2``)."""
@@ -91,58 +210,100 @@ def opponent_name(spec: str, specs: tuple[str, ...]) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "_", spec).strip("_")
 
 
-class Ledger:
-    """``eval/ledger.json``: one entry per evaluation, rewritten atomically on every change.
-
-    An entry is a dict: ``step``, ``checkpoint`` (:func:`file_hash`), ``state`` (``due``,
-    ``started``, ``done`` or ``dropped``), ``rival`` (hash of the best.pt it plays, or None),
-    and when done ``dir`` (its results directory), ``scores`` and ``promoted``.
-    """
-
-    def __init__(self, path: Path, log=print):
-        self.path = path
-        self.entries: list[dict[str, Any]] = []
-        if path.is_file():
-            try:
-                data = json.loads(path.read_text())
-                self.entries = list(data["evaluations"])
-            except (OSError, ValueError, KeyError, TypeError) as e:
-                log(f"warning: {path} is unreadable ({type(e).__name__}); starting a new ledger")
-
-    def save(self) -> None:
-        write_atomic(self.path, json.dumps({"version": LEDGER_VERSION, "evaluations": self.entries},
-                                           indent=1) + "\n")
-
-    def find(self, step: int, checkpoint: str) -> dict[str, Any] | None:
-        """The live (not dropped) entry of this checkpoint, if any."""
-        for entry in self.entries:
-            if entry["step"] == step and entry["checkpoint"] == checkpoint and entry["state"] != "dropped":
-                return entry
-        return None
-
-    def unfinished(self) -> list[dict[str, Any]]:
-        """Entries ``due`` or ``started``, by step."""
-        return sorted((e for e in self.entries if e["state"] in ("due", "started")), key=lambda e: e["step"])
-
-    def done(self) -> dict[int, dict[str, Any]]:
-        """The latest finished entry of each step."""
-        return {e["step"]: e for e in self.entries if e["state"] == "done"}
+def gauntlet_scores(report: ArenaReport, rival: str | None, baselines: tuple[str, ...]) -> dict[str, float]:
+    """The evaluated checkpoint's score against each opponent, by name (``best`` for the rival)."""
+    scores = {}
+    for _, j, stats in report.pairings:
+        spec = report.config.players[j]
+        scores["best" if spec == rival else opponent_name(spec, baselines)] = stats.score
+    return scores
 
 
-class Evaluation:
-    """The evaluation hook of a run (see the module docstring)."""
+PROMOTED_TAG = "eval/promoted"
+"""TensorBoard tag of the gating decision (1: the checkpoint became best.pt)."""
 
-    def __init__(self, cfg: RunConfig, log=print):
+
+def gauntlet_scalars(scores: dict[str, float], elo_vs_random: float | None,
+                     ladder: LadderResult | None) -> dict[str, float]:
+    """The TensorBoard scalars of a gauntlet by tag, in logging order: ``eval/score_vs_<name>``,
+    ``eval/elo_vs_random`` (when random played) and ``eval/ladder_elo``, ``_lo``, ``_hi`` (with
+    the ladder). With :data:`PROMOTED_TAG`, every tag an evaluation writes."""
+    scalars = {f"eval/score_vs_{name}": score for name, score in scores.items()}
+    if elo_vs_random is not None:
+        scalars["eval/elo_vs_random"] = elo_vs_random
+    if ladder is not None:
+        scalars.update({"eval/ladder_elo": ladder.elo, "eval/ladder_elo_lo": ladder.lo,
+                        "eval/ladder_elo_hi": ladder.hi})
+    return scalars
+
+
+def gauntlet_line(scores: dict[str, float], ladder: LadderResult | None) -> str:
+    """``random 0.75, best 0.50; ladder Elo +35 [-40, +110] vs alphabeta:depth=2``."""
+    line = ", ".join(f"{k} {v:.2f}" for k, v in scores.items())
+    if ladder is not None:
+        line += f"; ladder Elo {ladder.elo:+.0f} [{ladder.lo:+.0f}, {ladder.hi:+.0f}] vs {ladder.anchor}"
+    return line
+
+
+# ----- the gatekeeper --------------------------------------------------------------------------
+
+
+class Gatekeeper:
+    """Evaluates a run's published checkpoints in the arena and keeps best.pt (see the module
+    docstring). ``executor`` plays the arena's games (None: in this process or a process pool;
+    the caller passes ``training.ray_backend.ray_executor`` for ``backend=ray``)."""
+
+    def __init__(self, cfg: RunConfig, log: Log = print, executor: Executor | None = None):
         self.cfg = cfg
         self.ev = cfg.eval
-        self.keep = cfg.train.keep_checkpoints
         self.log = log
+        self.executor = executor
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
         self.best = self.ckpts.dir / "best.pt"
         self.dir = cfg.run_dir / "eval"
         self.frozen = self.dir / "frozen"
         self.ledger = Ledger(self.dir / "ledger.json", log)
         self._warned_best = False
+
+    # ----- the hooks ---------------------------------------------------------------------------
+    def on_checkpoint(self, run: Run, step: int) -> None:
+        """Evaluate the checkpoint just published at ``step`` if it is due: a gauntlet against the
+        baselines and the previous best, then the gating decision."""
+        if self.is_due(step):
+            entry = self._register(step)
+            if entry.state != EvalState.DONE:  # done: this very checkpoint was evaluated before
+                self._evaluate(run, entry)
+        self.ckpts.prune(self.cfg.train.keep_checkpoints)
+
+    def catch_up(self, run: Run) -> int:
+        """Finish the evaluations a stopped process left unfinished (call at start-up, before
+        training on); returns how many ran. The checkpoint resumed from is registered first if it
+        is due (a process killed between publishing and registering it); evaluations of steps
+        after it are dropped (their checkpoints were unreadable: those steps are trained again)."""
+        step = run.trainer.step
+        if self.is_due(step) and self.ckpts.path(step).is_file():
+            self._register(step)
+        finished = 0
+        for entry in self.ledger.unfinished():
+            frozen = self._frozen_ckpt(entry)
+            if entry.step > step:
+                self._drop(entry, f"the run resumed from step {step}; this step is trained again")
+            elif not frozen.is_file() or file_hash(frozen) != entry.checkpoint:
+                self._drop(entry, f"{frozen} is missing or damaged")
+            else:
+                self.log(f"step {entry.step}: finishing its evaluation (checkpoint {entry.checkpoint})")
+                self._evaluate(run, entry)
+                finished += 1
+        self._clean_frozen()
+        return finished
+
+    def final_match(self, path: Path) -> ArenaReport:
+        """Play (or finish) the final network at ``path`` against ``eval.final_opponents`` in
+        ``eval/final_<hash>_<settings>``; returns the report (the caller prints it)."""
+        me = az_spec(path, self.ev.final_sims or self.ev.sims, self.cfg.device)
+        config = self._arena_config("gauntlet", (me, *self.ev.final_opponents), self.ev.final_games)
+        report, _ = self._arena(config, "final", file_hash(path))
+        return report
 
     # ----- which checkpoints, and the ledger ---------------------------------------------------
     def is_due(self, step: int) -> bool:
@@ -151,10 +312,13 @@ class Evaluation:
         every, interval = self.ev.every, self.cfg.train.checkpoint_every
         return every > 0 and step > 0 and -(-step // interval) % every == 0
 
-    def _frozen_ckpt(self, entry: dict[str, Any]) -> Path:
-        return self.frozen / f"ckpt_{entry['step']:08d}_{entry['checkpoint']}.pt"
+    def _frozen_ckpt(self, entry: LedgerEntry) -> Path:
+        return self.frozen / f"ckpt_{entry.step:08d}_{entry.checkpoint}.pt"
 
-    def _register(self, step: int) -> dict[str, Any]:
+    def _frozen_best(self, digest: str) -> Path:
+        return self.frozen / f"best_{digest}.pt"
+
+    def _register(self, step: int) -> LedgerEntry:
         """The ledger entry of the checkpoint now published at ``step``: a new one (``due``, with
         a frozen copy) unless this very checkpoint is registered already."""
         path = self.ckpts.path(step)
@@ -162,16 +326,14 @@ class Evaluation:
         entry = self.ledger.find(step, digest)
         if entry is not None:
             return entry
-        entry = {"step": step, "checkpoint": digest, "state": "due", "rival": None}
+        entry = LedgerEntry(step, digest)
         copy_atomic(path, self._frozen_ckpt(entry))
-        self.ledger.entries.append(entry)
-        self.ledger.save()
-        return entry
+        return self.ledger.add(entry)
 
-    def _drop(self, entry: dict[str, Any], why: str) -> None:
-        entry["state"], entry["reason"] = "dropped", why
+    def _drop(self, entry: LedgerEntry, why: str) -> None:
+        entry.state, entry.reason = EvalState.DROPPED, why
         self.ledger.save()
-        self.log(f"step {entry['step']}: evaluation dropped: {why}")
+        self.log(f"step {entry.step}: evaluation dropped: {why}")
 
     def _clean_frozen(self) -> None:
         """Delete frozen copies no unfinished evaluation needs (and temp files of killed copies)."""
@@ -180,8 +342,8 @@ class Evaluation:
         keep = set()
         for entry in self.ledger.unfinished():
             keep.add(self._frozen_ckpt(entry).name)
-            if entry["rival"]:
-                keep.add(f"best_{entry['rival']}.pt")
+            if entry.rival:
+                keep.add(self._frozen_best(entry.rival).name)
         for p in self.frozen.iterdir():
             if p.name not in keep:
                 p.unlink(missing_ok=True)
@@ -199,149 +361,87 @@ class Evaluation:
                 self._warned_best = True
             return None
         digest = file_hash(self.best)
-        copy = self.frozen / f"best_{digest}.pt"
+        copy = self._frozen_best(digest)
         if not copy.is_file():
             copy_atomic(self.best, copy)
         return digest
 
-    # ----- the hooks ----------------------------------------------------------------------------
-    def on_checkpoint(self, run: Run, step: int) -> None:
-        """Evaluate the checkpoint just published at ``step`` if it is due: a gauntlet against the
-        baselines and the previous best, then the gating decision."""
-        if self.is_due(step):
-            entry = self._register(step)
-            if entry["state"] != "done":  # done: this very checkpoint was evaluated before
-                self._evaluate(run, entry)
-        self.ckpts.prune(self.keep)
-
-    def catch_up(self, run: Run) -> int:
-        """Finish the evaluations a stopped process left unfinished (call at start-up, before
-        training on); returns how many ran. The checkpoint resumed from is registered first if it
-        is due (a process killed between publishing and registering it); evaluations of steps
-        after it are dropped (their checkpoints were unreadable: those steps are trained again)."""
-        step = run.trainer.step
-        if self.is_due(step) and self.ckpts.path(step).is_file():
-            self._register(step)
-        finished = 0
-        for entry in self.ledger.unfinished():
-            frozen = self._frozen_ckpt(entry)
-            if entry["step"] > step:
-                self._drop(entry, f"the run resumed from step {step}; this step is trained again")
-            elif not frozen.is_file() or file_hash(frozen) != entry["checkpoint"]:
-                self._drop(entry, f"{frozen} is missing or damaged")
-            else:
-                self.log(f"step {entry['step']}: finishing its evaluation (checkpoint {entry['checkpoint']})")
-                self._evaluate(run, entry)
-                finished += 1
+    # ----- one evaluation ----------------------------------------------------------------------
+    def _evaluate(self, run: Run, entry: LedgerEntry) -> None:
+        """Start (fix the rival), play the gauntlet, decide, and record the entry as done."""
+        if entry.state == EvalState.DUE:  # the rival is fixed when the evaluation starts
+            entry.rival, entry.state = self._freeze_best(), EvalState.STARTED
+            self.ledger.save()
+        me = self._spec(self._frozen_ckpt(entry))
+        rival = self._rival_spec(entry)
+        scores, out = self._gauntlet(run, entry, me, rival)
+        promoted = self._decide(entry, me, rival, scores.get("best"))
+        run.metrics.scalar(PROMOTED_TAG, float(promoted), entry.step)
+        if promoted:
+            copy_atomic(self._frozen_ckpt(entry), self.best)
+            self.log(f"step {entry.step}: best.pt is now this checkpoint")
+        entry.state, entry.dir, entry.scores, entry.promoted = EvalState.DONE, out.name, scores, promoted
+        self.ledger.save()
         self._clean_frozen()
-        return finished
 
-    # ----- one evaluation ---------------------------------------------------------------------------
-    def _config(self, mode: str, players: tuple[str, ...], games: int, **extra) -> ArenaConfig:
+    def _spec(self, path: Path) -> str:
+        return az_spec(path, self.ev.sims, self.cfg.device)
+
+    def _rival_spec(self, entry: LedgerEntry) -> str | None:
+        """Player spec of the entry's frozen rival; None without one, or when its copy is gone."""
+        if not entry.rival:
+            return None
+        path = self._frozen_best(entry.rival)
+        if path.is_file():
+            return self._spec(path)
+        self.log(f"step {entry.step}: the frozen best.pt {path.name} is gone; no rival")
+        return None
+
+    def _baselines(self) -> tuple[str, ...]:
+        """``eval.opponents``, with the ladder's opponents before them when ``eval.ladder``."""
+        if self.ev.ladder:
+            return ladder_opponents(self.ev.ladder_depths, extra=self.ev.opponents)
+        return self.ev.opponents
+
+    def _gauntlet(self, run: Run, entry: LedgerEntry, me: str,
+                  rival: str | None) -> tuple[dict[str, float], Path]:
+        """Play (or finish) the entry's gauntlet, log its scalars and line; returns the scores by
+        opponent name and the results directory."""
+        baselines = self._baselines()
+        opponents = (*baselines, rival) if rival else baselines
+        config = self._arena_config("gauntlet", (me, *opponents), self.ev.games)
+        report, out = self._arena(config, f"step_{entry.step:08d}", entry.checkpoint)
+        scores = gauntlet_scores(report, rival, baselines)
+        ladder = None
+        if self.ev.ladder:
+            ladder = ladder_result(report)
+            write_ladder(ladder, out)
+        elo_vs_random = float(report.fit.elo[0]) if report.fit is not None and "random" in opponents else None
+        for tag, value in gauntlet_scalars(scores, elo_vs_random, ladder).items():
+            run.metrics.scalar(tag, value, entry.step)
+        self.log(f"step {entry.step}: {gauntlet_line(scores, ladder)}")
+        return scores, out
+
+    def _decide(self, entry: LedgerEntry, me: str, rival: str | None, score_vs_best: float | None) -> bool:
+        """The gating decision (:func:`promote`), after the SPRT against the rival when it needs one."""
+        decision = None
+        if self.ev.gating == "sprt" and rival is not None:
+            config = self._arena_config("sprt", (me, rival), self.ev.sprt_max_games,
+                                        elo0=self.ev.sprt_elo0, elo1=self.ev.sprt_elo1)
+            decision = self._arena(config, f"gate_{entry.step:08d}", entry.checkpoint)[0].decision
+        return promote(self.ev.gating, rival is not None, score_vs_best, self.ev.gate_score, decision)
+
+    # ----- the arena ---------------------------------------------------------------------------
+    def _arena_config(self, mode: str, players: tuple[str, ...], games: int, **extra: Any) -> ArenaConfig:
         return ArenaConfig(mode=mode, players=players, games_per_pairing=games,
                            game_type=self.cfg.env.game_type, seed=self.cfg.seed,
                            openings=f"random:{self.ev.openings_plies}",
                            ply_cap=self.cfg.env.ply_cap or DEFAULT_PLY_CAP, **extra)
 
-    def _arena(self, config: ArenaConfig, prefix: str, checkpoint: str):
+    def _arena(self, config: ArenaConfig, prefix: str, checkpoint: str) -> tuple[ArenaReport, Path]:
         """Play (or finish) ``config`` in ``eval/<prefix>_<checkpoint>_<settings>``."""
         out = self.dir / f"{prefix}_{checkpoint}_{settings_hash(config)}"
         anchor = "random" if "random" in config.players else None
-        executor = None
-        if self.cfg.backend == "ray":  # the games as Ray tasks anywhere on the cluster
-            from .ray_arena import ray_executor
-
-            executor = ray_executor(self.cfg.ray, self.log)
-        return run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,
-                         executor=executor), out
-
-    def _evaluate(self, run: Run, entry: dict[str, Any]) -> None:
-        step, sims, device = entry["step"], self.ev.sims, self.cfg.device
-        me = az_spec(self._frozen_ckpt(entry), sims, device)
-        if entry["state"] == "due":  # the rival is fixed when the evaluation starts
-            entry["rival"], entry["state"] = self._freeze_best(), "started"
-            self.ledger.save()
-        rival = None
-        if entry["rival"]:
-            rival_path = self.frozen / f"best_{entry['rival']}.pt"
-            if rival_path.is_file():
-                rival = az_spec(rival_path, sims, device)
-            else:
-                self.log(f"step {step}: the frozen best.pt {rival_path.name} is gone; no rival")
-        baselines = self.ev.opponents
-        if self.ev.ladder:
-            baselines = ladder_opponents(self.ev.ladder_depths, extra=baselines)
-        opponents = (*baselines, rival) if rival else baselines
-        report, out = self._arena(self._config("gauntlet", (me, *opponents), self.ev.games),
-                                  f"step_{step:08d}", entry["checkpoint"])
-        scores = {}
-        for _, j, stats in report.pairings:
-            spec = report.config.players[j]
-            name = "best" if spec == rival else opponent_name(spec, baselines)
-            scores[name] = stats.score
-            run.metrics.scalar(f"eval/score_vs_{name}", stats.score, step)
-        if report.fit is not None and "random" in opponents:
-            run.metrics.scalar("eval/elo_vs_random", float(report.fit.elo[0]), step)
-        line = ", ".join(f"{k} {v:.2f}" for k, v in scores.items())
-        if self.ev.ladder:
-            ladder = ladder_result(report)
-            write_ladder(ladder, out)
-            for tag, value in (("", ladder.elo), ("_lo", ladder.lo), ("_hi", ladder.hi)):
-                run.metrics.scalar(f"eval/ladder_elo{tag}", value, step)
-            line += f"; ladder Elo {ladder.elo:+.0f} [{ladder.lo:+.0f}, {ladder.hi:+.0f}] vs {ladder.anchor}"
-        self.log(f"step {step}: {line}")
-        promoted = self._promote(entry, me, rival, scores.get("best"))
-        run.metrics.scalar("eval/promoted", float(promoted), step)
-        if promoted:
-            copy_atomic(self._frozen_ckpt(entry), self.best)
-            self.log(f"step {step}: best.pt is now this checkpoint")
-        entry.update(state="done", dir=out.name, scores=scores, promoted=promoted)
-        self.ledger.save()
-        self._clean_frozen()
-
-    def _promote(self, entry: dict[str, Any], me: str, rival: str | None,
-                 score_vs_best: float | None) -> bool:
-        """The gating decision (see the module docstring)."""
-        gating = self.ev.gating
-        if gating == "none" or rival is None:
-            return True
-        if gating == "score":
-            return score_vs_best is not None and score_vs_best >= self.ev.gate_score
-        config = self._config("sprt", (me, rival), self.ev.sprt_max_games, elo0=0.0, elo1=20.0)
-        report, _ = self._arena(config, f"gate_{entry['step']:08d}", entry["checkpoint"])
-        return report.decision == "H1"
-
-    def final_match(self, path: Path, run: Run) -> Any:
-        """The final network against ``eval.final_opponents``; logs and returns the report.
-
-        The printed lines name players by their short names (``az@final``); a short run (the
-        smoke preset, or fewer than :data:`STRENGTH_STEPS` steps) says that it checks the pipeline,
-        not strength, and where strength is measured."""
-        me = az_spec(path, self.ev.final_sims or self.ev.sims, self.cfg.device)
-        config = self._config("gauntlet", (me, *self.ev.final_opponents), self.ev.final_games)
-        report, _ = self._arena(config, "final", file_hash(path))
-        self.log(format_report(report))
-        names = report.names
-        for _, j, stats in report.pairings:
-            self.log(f"final score vs {names[j]}: {stats.score:.3f} over {stats.games} games "
-                  f"({_count(stats.wins, 'win')}, {_count(stats.draws, 'draw')}, "
-                  f"{_count(stats.losses, 'loss')})")
-        steps = self.cfg.train.steps
-        if self.cfg.name == "smoke" or steps < STRENGTH_STEPS:
-            what = "the smoke preset" if self.cfg.name == "smoke" else "a short run"
-            self.log(f"note: this is {what} ({steps} training steps): it checks that the pipeline runs\n"
-                  f"      end to end, not playing strength. For strength: hive-train experiment=cpu (beats\n"
-                  f"      random and greedy), then hive-arena ladder \"alphazero:ckpt={path},sims=32\"")
-        return report
-
-
-STRENGTH_STEPS = 1000
-"""Training steps below which the final match is reported as a pipeline check, not a strength
-measurement (the ``cpu`` preset trains 4000)."""
-
-
-def _count(n: int, word: str) -> str:
-    """``"1 loss"``, ``"0 wins"``, ``"2 draws"``."""
-    if n == 1:
-        return f"1 {word}"
-    return f"{n} {word}es" if word.endswith("s") else f"{n} {word}s"
+        report = run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,
+                           executor=self.executor)
+        return report, out

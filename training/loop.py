@@ -6,9 +6,10 @@
 Checks the settings (:func:`training.config.run_config`) and, for an existing run directory,
 the changes since its last start (training.resume) before writing anything; saves the
 resolved config beside the run's outputs; trains (training.run) with evaluation of
-checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match.
-Rerunning with the same run directory resumes. The command line (scripts/train.py) adds
-Hydra's command-line parsing and logging, signal handling and the messages of a user error.
+checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match
+(its report returned). Rerunning with the same run directory resumes. The command line
+(scripts/train.py) adds Hydra's command-line parsing and logging, signal handling, the
+messages of a user error and the words on the final match.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from hive_env.compile_notice import notice_first_compile
 from hive_env.files import write_atomic
 
 from .config import register_configs, run_config
-from .gating import Evaluation
+from .gating import Gatekeeper
 from .resume import check_resume, record_resume
 from .run import Run, Stopped, git_commit, save_final
+from .selfplay_backend import arena_executor
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 """The Hydra configs of hive-train (configs/train.yaml and its groups)."""
@@ -33,11 +35,14 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 @dataclass
 class TrainResult:
-    """What a finished :func:`train` leaves: the run directory, ``final.pt``, the final match's report."""
+    """What a finished :func:`train` leaves: the run directory, ``final.pt``, the final match's
+    report, and the run's name and training steps (what the final match can say depends on them)."""
 
     run_dir: Path
     final: Path
     report: Any
+    name: str
+    steps: int
 
 
 def compose_config(overrides: list[str] | tuple[str, ...] = ()) -> DictConfig:
@@ -75,13 +80,12 @@ def train(cfg: DictConfig, log=print) -> TrainResult:
     run = None
     try:
         run = Run(rc, resolved, log=log)
-        evaluation = Evaluation(rc, log=log)
-        evaluation.catch_up(run)
-        run.run(evaluate_hook=evaluation.on_checkpoint)
+        gatekeeper = Gatekeeper(rc, log=log, executor=arena_executor(rc, log))
+        gatekeeper.catch_up(run)
+        run.run(evaluate_hook=gatekeeper.on_checkpoint)
         final = save_final(run)
         log(f"final checkpoint: {final}")
-        report = evaluation.final_match(final, run)
-        return TrainResult(rc.run_dir, final, report)
+        return TrainResult(rc.run_dir, final, gatekeeper.final_match(final), rc.name, rc.train.steps)
     except Stopped as e:
         e.step = run.trainer.step if run is not None else None
         raise
