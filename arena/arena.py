@@ -54,7 +54,6 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
     Raises:
         ArenaError: bad settings or spec, unusable openings, other settings in ``out_dir``.
     """
-    config.check()
     if workers < 1 or prior_draws < 0:
         raise ArenaError(f"workers must be >= 1 and the Elo prior >= 0 (got {workers}, {prior_draws})")
     openings = resolve_openings(config)

@@ -126,8 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"wrote {plot_ratings(args.dirs, args.out)}")
             return 0
-        config = config_from_args(args)
-        config.check()
+        config = config_from_args(args)  # checked as it is built
         out = args.out or default_out_dir(config)
         print(f"hive-arena {args.command}: results in {out}", flush=True)
         if args.command == "ladder":

@@ -56,8 +56,8 @@ class ArenaConfig:
     alpha: float = 0.05
     beta: float = 0.05
 
-    def check(self) -> None:
-        """Raise :class:`ArenaError` naming the first bad setting."""
+    def __post_init__(self) -> None:
+        """Raise :class:`ArenaError` naming the first bad setting: an ArenaConfig that exists is valid."""
         n = len(self.players)
         if self.mode not in MODES:
             raise ArenaError(f"unknown mode {self.mode!r} (one of {', '.join(MODES)})")

@@ -325,21 +325,23 @@ def test_sprt_stops_at_a_bound_and_resumes_decided(tmp_path):
 
 
 def test_bad_settings_are_refused(tmp_path):
+    """Settings an ArenaConfig can judge alone are refused when it is built; the rest (player
+    specs, openings) when the arena starts."""
     cases = [
-        (ArenaConfig("gauntlet", ("greedy",), 2), "at least two players"),
-        (ArenaConfig("gauntlet", ("greedy", "greedy"), 2), "named twice"),
-        (gauntlet(3), "even"),
-        (ArenaConfig("sprt", ("greedy", "random", "random:"), 2), "exactly two"),
-        (ArenaConfig("sprt", ("greedy", "random"), 2, elo0=5, elo1=0), "elo1 > elo0"),
-        (ArenaConfig("gauntlet", ("greedy", "nosuchkind"), 2), "unknown player kind"),
-        (ArenaConfig("gauntlet", ("greedy", "alphabeta:depth=0"), 2), "depth"),
-        (gauntlet(2, openings="random:x"), "random:PLIES"),
-        (gauntlet(2, openings=str(tmp_path / "none.txt")), "cannot read"),
-        (gauntlet(2, openings="random:6", ply_cap=6), "ply cap 6"),
+        (lambda: ArenaConfig("gauntlet", ("greedy",), 2), "at least two players"),
+        (lambda: ArenaConfig("gauntlet", ("greedy", "greedy"), 2), "named twice"),
+        (lambda: gauntlet(3), "even"),
+        (lambda: ArenaConfig("sprt", ("greedy", "random", "random:"), 2), "exactly two"),
+        (lambda: ArenaConfig("sprt", ("greedy", "random"), 2, elo0=5, elo1=0), "elo1 > elo0"),
+        (lambda: ArenaConfig("gauntlet", ("greedy", "nosuchkind"), 2), "unknown player kind"),
+        (lambda: ArenaConfig("gauntlet", ("greedy", "alphabeta:depth=0"), 2), "depth"),
+        (lambda: gauntlet(2, openings="random:x"), "random:PLIES"),
+        (lambda: gauntlet(2, openings=str(tmp_path / "none.txt")), "cannot read"),
+        (lambda: gauntlet(2, openings="random:6", ply_cap=6), "ply cap 6"),
     ]
-    for config, message in cases:
+    for build, message in cases:
         with pytest.raises(ArenaError, match=message):
-            run_arena(config, tmp_path / "x", progress=False)
+            run_arena(build(), tmp_path / "x", progress=False)
     with pytest.raises(ArenaError, match="anchor"):
         run_arena(gauntlet(2), tmp_path / "y", anchor="alphabeta", progress=False)
 

@@ -3,6 +3,7 @@ relative to alphabeta:depth=2, reproducible and resumable."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -37,7 +38,7 @@ def test_the_ladders_opponents_settings_and_anchor():
         100, 0, "random:4", DEFAULT_PLY_CAP)
     assert config.budget() is None and config.game_type == "Base"
     assert ladder_anchor(config.players) == ANCHOR == "alphabeta:depth=2"
-    config.check()
+    assert dataclasses.replace(config) == config  # valid: an ArenaConfig checks itself when built
     # extra opponents come last, once; a rung equal to the player is left out
     extra = ladder_opponents(extra=("uhp:cmd=engine", "greedy", "uhp:cmd=engine"))
     assert extra == (*RUNGS, "uhp:cmd=engine")
