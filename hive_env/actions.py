@@ -93,7 +93,6 @@ REL_PIECE, PIECE_REL, N_GAME_PIECES = _build_tables()
 """``REL_PIECE[exp, mover, rel]`` -> piece and ``PIECE_REL[exp, mover, piece]`` -> rel (-1 when
 the piece is not in the game type), ``[8, 2, 28] int64``; ``N_GAME_PIECES[exp]`` = n, ``[8]``."""
 _REL_PIECE, _PIECE_REL, _N_GAME = REL_PIECE, PIECE_REL, N_GAME_PIECES
-_NEIGH = NEIGH
 
 
 def action_space_size(game_type: str | int) -> int:
@@ -128,7 +127,7 @@ def encode_move(board: np.ndarray, move: int) -> int:
     pos = ON_TOP
     if ref < 0:
         for k in range(6):
-            r = board[TOP + _NEIGH[dest, k]]
+            r = board[TOP + NEIGH[dest, k]]
             if r == p:
                 r = board[BELOW + p]
             if r >= 0:
@@ -169,7 +168,7 @@ def decode_action(board: np.ndarray, action: int) -> int:
     elif pos == ON_TOP:
         dest = ref_hex
     else:
-        dest = _NEIGH[ref_hex, pos]
+        dest = NEIGH[ref_hex, pos]
     move = p * N_HEX + dest
     if encode_move(board, move) != action:
         return -1

@@ -55,7 +55,6 @@ BLACK_QUEEN = PIECES_PER_COLOUR
 PIECE_KEY = (PIECE_COLOUR * 8 + PIECE_BUG).astype(np.int64)
 """[28] int: Zobrist kind of each piece (colour * 8 + bug), so same-kind tiles hash alike."""
 ZOBRIST_SIDE = np.uint64(0x9E3779B97F4A7C15)
-_PKEY = PIECE_KEY
 
 
 @njit(cache=True, inline="always")
@@ -65,9 +64,6 @@ def zobrist_key(kind: int, level: int, h: int) -> np.uint64:
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
-
-
-_NEIGH = NEIGH
 
 
 @njit(cache=True, inline="always")
@@ -118,7 +114,7 @@ def height(board: np.ndarray, h: int) -> int:
 @njit(cache=True)
 def is_surrounded(board: np.ndarray, h: int) -> bool:
     for d in range(6):
-        if board[TOP + _NEIGH[h, d]] < 0:
+        if board[TOP + NEIGH[h, d]] < 0:
             return False
     return True
 
@@ -164,7 +160,7 @@ def play(board: np.ndarray, hist: np.ndarray, move: int) -> int:
     if move != PASS:
         p = move_piece(move)
         dst = move_dest(move)
-        key = _PKEY[p]
+        key = PIECE_KEY[p]
         src_pos = board[POS + p]
         if src_pos >= 0:
             src = src_pos
@@ -215,7 +211,7 @@ def full_hash(board: np.ndarray) -> np.uint64:
     for p in range(N_PIECES):
         pos = board[POS + p]
         if pos >= 0:
-            h ^= zobrist_key(_PKEY[p], board[LEVEL + p], pos)
+            h ^= zobrist_key(PIECE_KEY[p], board[LEVEL + p], pos)
     if board[PLY] & 1:
         h ^= ZOBRIST_SIDE
     return h

@@ -22,8 +22,6 @@ from .board import LEVEL, TOP, move_of
 from .grid import NEIGH
 from .pieces import ANT, BEETLE, GRASSHOPPER, LADYBUG, PILLBUG, QUEEN, SPIDER
 
-_NEIGH = NEIGH
-
 
 @njit(cache=True, inline="always")
 def _h(board: np.ndarray, h: int) -> int:
@@ -34,10 +32,10 @@ def _h(board: np.ndarray, h: int) -> int:
 @njit(cache=True, inline="always")
 def can_slide(board: np.ndarray, src: int, d: int) -> bool:
     """Ground slide from ``src`` in direction ``d`` (mover lifted)."""
-    if board[TOP + _NEIGH[src, d]] >= 0:
+    if board[TOP + NEIGH[src, d]] >= 0:
         return False
-    left = board[TOP + _NEIGH[src, (d + 5) % 6]] >= 0
-    right = board[TOP + _NEIGH[src, (d + 1) % 6]] >= 0
+    left = board[TOP + NEIGH[src, (d + 5) % 6]] >= 0
+    right = board[TOP + NEIGH[src, (d + 1) % 6]] >= 0
     return left != right
 
 
@@ -48,13 +46,13 @@ def can_step(board: np.ndarray, src: int, d: int) -> bool:
     The tile travels at height ``max(height(src), height(dst))``; both flanks taller than
     that close the gate. On the ground this is the plain slide rule.
     """
-    dst = _NEIGH[src, d]
+    dst = NEIGH[src, d]
     ha = _h(board, src)
     hb = _h(board, dst)
     if ha == 0 and hb == 0:
         return can_slide(board, src, d)
     top = ha if ha > hb else hb
-    return not (_h(board, _NEIGH[src, (d + 5) % 6]) > top and _h(board, _NEIGH[src, (d + 1) % 6]) > top)
+    return not (_h(board, NEIGH[src, (d + 5) % 6]) > top and _h(board, NEIGH[src, (d + 1) % 6]) > top)
 
 
 @njit(cache=True, inline="always")
@@ -71,7 +69,7 @@ def gen_slide1(board, piece, src, marks, stamp, out, n):
     """Queen (and pillbug) movement: exactly one slide."""
     for d in range(6):
         if can_slide(board, src, d):
-            n = _emit(piece, _NEIGH[src, d], marks, stamp, out, n)
+            n = _emit(piece, NEIGH[src, d], marks, stamp, out, n)
     return n
 
 
@@ -81,17 +79,17 @@ def gen_spider(board, piece, src, marks, stamp, out, n):
     for d1 in range(6):
         if not can_slide(board, src, d1):
             continue
-        c1 = _NEIGH[src, d1]
+        c1 = NEIGH[src, d1]
         for d2 in range(6):
             if not can_slide(board, c1, d2):
                 continue
-            c2 = _NEIGH[c1, d2]
+            c2 = NEIGH[c1, d2]
             if c2 == src:
                 continue
             for d3 in range(6):
                 if not can_slide(board, c2, d3):
                     continue
-                c3 = _NEIGH[c2, d3]
+                c3 = NEIGH[c2, d3]
                 if c3 == c1 or c3 == src:
                     continue
                 n = _emit(piece, c3, marks, stamp, out, n)
@@ -110,7 +108,7 @@ def gen_ant(board, piece, src, marks, stamp, out, n, seen, seen_stamp, queue):
         head += 1
         for d in range(6):
             if can_slide(board, c, d):
-                nx = _NEIGH[c, d]
+                nx = NEIGH[c, d]
                 if seen[nx] != seen_stamp:
                     seen[nx] = seen_stamp
                     queue[tail] = nx
@@ -123,11 +121,11 @@ def gen_ant(board, piece, src, marks, stamp, out, n, seen, seen_stamp, queue):
 def gen_grasshopper(board, piece, src, marks, stamp, out, n):
     """Straight jumps over at least one tile to the first empty cell."""
     for d in range(6):
-        c = _NEIGH[src, d]
+        c = NEIGH[src, d]
         if board[TOP + c] < 0:
             continue
         while board[TOP + c] >= 0:
-            c = _NEIGH[c, d]
+            c = NEIGH[c, d]
         n = _emit(piece, c, marks, stamp, out, n)
     return n
 
@@ -137,7 +135,7 @@ def gen_beetle(board, piece, src, marks, stamp, out, n):
     """One step in any direction, onto, along or off the hive, gates at height."""
     for d in range(6):
         if can_step(board, src, d):
-            n = _emit(piece, _NEIGH[src, d], marks, stamp, out, n)
+            n = _emit(piece, NEIGH[src, d], marks, stamp, out, n)
     return n
 
 
@@ -145,15 +143,15 @@ def gen_beetle(board, piece, src, marks, stamp, out, n):
 def gen_ladybug(board, piece, src, marks, stamp, out, n):
     """Two steps on top of the hive, then one down into an empty cell (not the origin)."""
     for d1 in range(6):
-        c1 = _NEIGH[src, d1]
+        c1 = NEIGH[src, d1]
         if board[TOP + c1] < 0 or not can_step(board, src, d1):
             continue
         for d2 in range(6):
-            c2 = _NEIGH[c1, d2]
+            c2 = NEIGH[c1, d2]
             if board[TOP + c2] < 0 or not can_step(board, c1, d2):
                 continue
             for d3 in range(6):
-                c3 = _NEIGH[c2, d3]
+                c3 = NEIGH[c2, d3]
                 if board[TOP + c3] >= 0 or c3 == src or not can_step(board, c2, d3):
                     continue
                 n = _emit(piece, c3, marks, stamp, out, n)

@@ -16,8 +16,6 @@ from .board import BELOW, LEVEL, POS, TOP
 from .grid import NEIGH
 from .pieces import N_PIECES
 
-_NEIGH = NEIGH
-
 
 @njit(cache=True, inline="always")
 def ground_piece(board: np.ndarray, h: int) -> int:
@@ -59,7 +57,7 @@ def articulation_hexes(board: np.ndarray, out: np.ndarray) -> None:
         if next_dir[u] < 6:
             d = next_dir[u]
             next_dir[u] += 1
-            n = _NEIGH[board[POS + u], d]
+            n = NEIGH[board[POS + u], d]
             if board[TOP + n] < 0:
                 continue
             v = ground_piece(board, n)

@@ -43,11 +43,6 @@ from .pinned import articulation_hexes
 MAX_MOVES = 1024
 """Capacity of a move buffer; far above the most moves any Hive position has (~300)."""
 
-_NEIGH = NEIGH
-_BUG = PIECE_BUG
-_COLOUR = PIECE_COLOUR
-_FIRST = BUG_FIRST_SLOT
-_COUNT = BUG_COUNT
 _EXP_BIT = np.array([0, 0, 0, 0, 0, 1, 2, 4], dtype=np.int64)
 
 
@@ -67,8 +62,8 @@ def _gen_placements(board, colour, ply, out, n, marks):
             continue  # tournament opening rule
         if not queen_in and turn == 4 and bug != QUEEN:
             continue  # the queen by the fourth turn
-        for i in range(_COUNT[bug]):
-            p = base + _FIRST[bug] + i
+        for i in range(BUG_COUNT[bug]):
+            p = base + BUG_FIRST_SLOT[bug] + i
             if board[POS + p] < 0:
                 kinds[nk] = p
                 nk += 1
@@ -90,18 +85,18 @@ def _gen_placements(board, colour, ply, out, n, marks):
             h = board[POS + p]
             if h < 0 or board[TOP + h] != p:
                 continue
-            if own_in_play and _COLOUR[p] != colour:
+            if own_in_play and PIECE_COLOUR[p] != colour:
                 continue
             for d in range(6):
-                c = _NEIGH[h, d]
+                c = NEIGH[h, d]
                 if board[TOP + c] >= 0 or marks[c] == 1:
                     continue
                 marks[c] = 1
                 ok = True
                 if own_in_play:
                     for d2 in range(6):
-                        t = board[TOP + _NEIGH[c, d2]]
-                        if t >= 0 and _COLOUR[t] != colour:
+                        t = board[TOP + NEIGH[c, d2]]
+                        if t >= 0 and PIECE_COLOUR[t] != colour:
                             ok = False
                             break
                 if ok:
@@ -120,8 +115,8 @@ def _gen_placements(board, colour, ply, out, n, marks):
 @njit(cache=True)
 def _neighbour_has_pillbug(board, h):
     for d in range(6):
-        t = board[TOP + _NEIGH[h, d]]
-        if t >= 0 and _BUG[t] == PILLBUG:
+        t = board[TOP + NEIGH[h, d]]
+        if t >= 0 and PIECE_BUG[t] == PILLBUG:
             return True
     return False
 
@@ -130,14 +125,14 @@ def _neighbour_has_pillbug(board, h):
 def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
     """Pillbug power from ``thrower_hex``: adjacent unstacked tiles over it to its empty neighbours."""
     for dt in range(6):
-        t = _NEIGH[thrower_hex, dt]
+        t = NEIGH[thrower_hex, dt]
         piece = board[TOP + t]
         if piece < 0 or board[LEVEL + piece] != 0 or piece == last or pinned[t]:
             continue
         board[TOP + t] = -1  # lift the thrown tile
         if can_step(board, t, (dt + 3) % 6):
             for dd in range(6):
-                dst = _NEIGH[thrower_hex, dd]
+                dst = NEIGH[thrower_hex, dd]
                 if board[TOP + dst] >= 0 or dst == t or not can_step(board, thrower_hex, dd):
                     continue
                 mv = piece * N_HEX + dst
@@ -173,7 +168,7 @@ def _gen_movements(board, colour, out, n):
         on_top = board[LEVEL + p] > 0
         if not on_top and pinned[src]:
             continue
-        bug = _BUG[p]
+        bug = PIECE_BUG[p]
         stamp += 1
         board[TOP + src] = board[BELOW + p]  # lift
         if bug == MOSQUITO:
@@ -183,10 +178,10 @@ def _gen_movements(board, colour, out, n):
                 done = np.zeros(N_BUGS, dtype=np.bool_)
                 done[MOSQUITO] = True
                 for d in range(6):
-                    t = board[TOP + _NEIGH[src, d]]
+                    t = board[TOP + NEIGH[src, d]]
                     if t < 0:
                         continue
-                    nb = _BUG[t]
+                    nb = PIECE_BUG[t]
                     if done[nb]:
                         continue
                     done[nb] = True
@@ -196,7 +191,7 @@ def _gen_movements(board, colour, out, n):
         board[TOP + src] = p  # put back
     for i in range(PIECES_PER_COLOUR):
         p = base + i
-        bug = _BUG[p]
+        bug = PIECE_BUG[p]
         if bug != PILLBUG and bug != MOSQUITO:
             continue
         src = board[POS + p]

@@ -53,10 +53,6 @@ PROVEN_DRAW = 2
 PROVEN_WIN = 3
 """The mover wins."""
 
-_NEIGH = NEIGH
-_BUG = PIECE_BUG
-_COLOUR = PIECE_COLOUR
-
 
 @njit(cache=True, nogil=True, inline="always")
 def proof_value(code: int) -> float:
@@ -73,7 +69,7 @@ def flip_proof(code: int) -> int:
 @njit(cache=True, nogil=True, inline="always")
 def _adjacent(a: int, b: int) -> bool:
     for d in range(6):
-        if _NEIGH[a, d] == b:
+        if NEIGH[a, d] == b:
             return True
     return False
 
@@ -147,8 +143,8 @@ def _opponent_may_surround(board: np.ndarray, colour: int) -> bool:
     if board[EXPANSIONS] & EXP_PILLBUG == 0:
         return False
     for d in range(6):
-        t = board[TOP + _NEIGH[qh, d]]
-        if t >= 0 and _COLOUR[t] != colour and (_BUG[t] == PILLBUG or _BUG[t] == MOSQUITO):
+        t = board[TOP + NEIGH[qh, d]]
+        if t >= 0 and PIECE_COLOUR[t] != colour and (PIECE_BUG[t] == PILLBUG or PIECE_BUG[t] == MOSQUITO):
             return True
     return False
 

@@ -76,7 +76,6 @@ DEFAULT_TT_BITS = 20
 NPS_MIN_NODES = 1000
 """A finished depth measures the search speed only with at least this many nodes (and 10 ms)."""
 
-_NEIGH = NEIGH
 _N_HISTORY = PASS + 1
 
 # stats slots shared between Python and the kernel ([8] int64); S_STOP is raised by the
@@ -95,7 +94,7 @@ def _tt_key(board: np.ndarray, hist: np.ndarray) -> np.uint64:
 @njit(cache=True, inline="always")
 def _adjacent(a: int, b: int) -> bool:
     for d in range(6):
-        if _NEIGH[a, d] == b:
+        if NEIGH[a, d] == b:
             return True
     return False
 
@@ -246,7 +245,7 @@ def search_depth(board, hist, depth, moves, scores, tt_keys, tt_moves, tt_scores
 
 
 @dataclass
-class SearchResult:
+class AlphaBetaResult:
     """What one ``AlphaBeta.search`` found."""
 
     move: int
@@ -289,7 +288,7 @@ class AlphaBeta:
         self._tactics_buf = tactics_buffers()
 
     def search(self, board: np.ndarray, hist: np.ndarray, depth: int | None = None,
-               time_s: float | None = None) -> SearchResult:
+               time_s: float | None = None) -> AlphaBetaResult:
         """Best move of a position in progress within a depth and/or time limit.
 
         Args:
@@ -309,18 +308,18 @@ class AlphaBeta:
         if n == 0:
             raise ValueError("the game is over: there is no move to choose")
         if n == 1:
-            return SearchResult(int(legal[0]), 0, 0, 0, time.perf_counter() - start)
+            return AlphaBetaResult(int(legal[0]), 0, 0, 0, time.perf_counter() - start)
         proofs = self._proofs[:n]
         scan_root(board, hist, legal, n, proofs, *self._tactics_buf)
         wins = np.flatnonzero(proofs == PROVEN_WIN)
         if wins.size:  # the exact check: a win in one is played at once
-            return SearchResult(int(legal[wins[0]]), WIN_SCORE - 1, 1, n, time.perf_counter() - start)
+            return AlphaBetaResult(int(legal[wins[0]]), WIN_SCORE - 1, 1, n, time.perf_counter() - start)
         lost = proofs == PROVEN_LOSS
         if lost.all():
             lost[:] = False  # every move loses: the search picks the longest resistance
         root_moves = legal[:n].copy()
         if (~lost).sum() == 1:  # one move does not lose at once: forced
-            return SearchResult(int(root_moves[~lost][0]), 0, 0, n, time.perf_counter() - start)
+            return AlphaBetaResult(int(root_moves[~lost][0]), 0, 0, n, time.perf_counter() - start)
         max_depth = min(depth if depth is not None else MAX_PLY - 2, MAX_PLY - 2)
         # deadline with a margin for process and reply overhead
         deadline = None if time_s is None else start + max(0.0, 0.9 * time_s - 0.03)
@@ -344,15 +343,15 @@ class AlphaBeta:
             safe = root_moves[~lost]
             scores = np.empty(safe.size, np.int64)
             score_moves(board, hist, safe, self.weights, scores)
-            best = SearchResult(int(safe[np.argmax(scores)]), int(scores.max()), best.depth, 0, 0.0)
+            best = AlphaBetaResult(int(safe[np.argmax(scores)]), int(scores.max()), best.depth, 0, 0.0)
         best.nodes = nodes_total
         best.seconds = time.perf_counter() - start
         return best
 
     def _deepen(self, board: np.ndarray, hist: np.ndarray, legal: np.ndarray, max_depth: int,
-                start: float, deadline: float | None, stats: np.ndarray) -> tuple[SearchResult, int]:
+                start: float, deadline: float | None, stats: np.ndarray) -> tuple[AlphaBetaResult, int]:
         """The iterative-deepening loop: (best result, nodes searched)."""
-        best = SearchResult(int(legal[0]), 0, 0, 0, 0.0)
+        best = AlphaBetaResult(int(legal[0]), 0, 0, 0, 0.0)
         nodes_total = 0
         for d in range(1, max_depth + 1):
             now = time.perf_counter()
@@ -377,9 +376,9 @@ class AlphaBeta:
                 self.nps = max(1000.0, nodes / spent)
             if stats[S_ABORTED]:
                 if stats[S_BEST] >= 0:
-                    best = SearchResult(int(stats[S_BEST]), int(stats[S_SCORE]), best.depth, 0, 0.0)
+                    best = AlphaBetaResult(int(stats[S_BEST]), int(stats[S_SCORE]), best.depth, 0, 0.0)
                 break
-            best = SearchResult(int(stats[S_BEST]), int(score), d, 0, 0.0)
+            best = AlphaBetaResult(int(stats[S_BEST]), int(score), d, 0, 0.0)
             if abs(score) > MATE_BOUND:
                 break  # a forced result: deeper search cannot change it
         return best, nodes_total
@@ -413,8 +412,8 @@ class AlphaBetaPlayer:
         self.name = name
         self.default_budget = default_budget or Budget(depth=3)
         self.search = AlphaBeta(tt_bits=tt_bits, seed=seed)
-        self.last: SearchResult | None = None
-        """The last ``SearchResult`` (score, depth reached, nodes, seconds), for logs."""
+        self.last: AlphaBetaResult | None = None
+        """The last ``AlphaBetaResult`` (score, depth reached, nodes, seconds), for logs."""
         self.last_stats: dict[str, int] = {}
         """``{"nodes": N}``: the nodes the last ``choose`` searched, every depth of its iterative
         deepening (an aborted last depth included); 0 for a forced move (``players.base``)."""

@@ -37,7 +37,6 @@ from hive_env.board import (
     play,
     unplay,
 )
-from hive_env.grid import NEIGH
 from hive_env.movegen import can_slide
 from hive_env.outcome import queen_pressure
 from hive_env.pieces import ANT, PIECE_BUG, PIECES_PER_COLOUR, PILLBUG, QUEEN, SPIDER
@@ -72,8 +71,6 @@ W_RESERVE = 17
 W_TEMPO = 18
 N_WEIGHTS = 19
 
-_NEIGH = NEIGH
-_BUG = PIECE_BUG
 _EXP_BIT = np.array([0, 0, 0, 0, 0, 1, 2, 4], dtype=np.int64)
 
 
@@ -123,7 +120,7 @@ def _colour_term(board: np.ndarray, colour: int, pinned: np.ndarray, weights: np
     s = -weights[W_PRESSURE + queen_pressure(board, colour)]
     for i in range(PIECES_PER_COLOUR):
         p = base + i
-        bug = _BUG[p]
+        bug = PIECE_BUG[p]
         h = board[POS + p]
         if h < 0:
             if _EXP_BIT[bug] == 0 or (exp & _EXP_BIT[bug]) != 0:

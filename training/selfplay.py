@@ -73,7 +73,7 @@ class SelfPlayConfig:
 
 def sharpen_targets(policy: np.ndarray, q: float, move_proof: np.ndarray, n: int,
                     proof: int) -> tuple[np.ndarray, float]:
-    """A sample's policy and root value sharpened by the search's proofs (``SearchResult``).
+    """A sample's policy and root value sharpened by the search's proofs (``search.mcts.SearchResult``).
 
     A root proven won (or drawn): the policy is uniform over the moves that prove it and the
     value is exact. Otherwise the moves proven lost get no policy (the rest is renormalised;
