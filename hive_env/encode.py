@@ -51,7 +51,8 @@ current_player  [B] int8          side to move, 0 White 1 Black (not a network i
 ``M = MAX_LEGAL = 512`` by default (real positions stay far below; exceeding it raises
 ``EncodingError``). All arrays are C-contiguous, so ``torch.from_numpy`` shares memory.
 
-Node features (``F = 37``); counts are raw unless a scale is given; "own" = side to move:
+Node features (``F = 37``), constant ``F_<name>`` per first index; counts are raw unless a
+scale is given; "own" = side to move:
 
 =====  ================  ===============================================================
 index  name              meaning
@@ -79,22 +80,29 @@ index  name              meaning
 36     MOVES_TO          legal moves ending at this node / 16
 =====  ================  ===============================================================
 
-Global features (``G = 15``):
+Global features (``G = 15``), constant ``GF_<name>`` per index:
 
-=====  =========================================================================
-0      side to move is Black
-1      own queen in play            2   opponent queen in play
-3      own queen must be placed now (fourth turn, still in reserve)
-4      own first turn (the queen may not be placed yet)
-5      turn number / 50 (turn = ply // 2 + 1)
-6      min(ply / DEFAULT_PLY_CAP, 1): a bounded game clock, the same with or without a
-       ply cap (the cap is a training device: play has none, so the network must not see it)
-7      empty hexes around own queen / 6 (0 if not in play)
-8      empty hexes around opponent queen / 6 (0 if not in play)
-9      own tiles in reserve / (n/2)  10  opponent tiles in reserve / (n/2)
-11     the previous ply was a pass
-12-14  expansions M, L, P in the game type
-=====  =========================================================================
+=====  ================  ===============================================================
+index  name              meaning
+=====  ================  ===============================================================
+0      BLACK_TO_MOVE     side to move is Black
+1      OWN_QUEEN         own queen in play
+2      OPP_QUEEN         opponent queen in play
+3      QUEEN_DUE         own queen must be placed now (fourth turn, still in reserve)
+4      FIRST_TURN        own first turn (the queen may not be placed yet)
+5      TURN              turn number / 50 (turn = ply // 2 + 1)
+6      CLOCK             min(ply / DEFAULT_PLY_CAP, 1): a bounded game clock, the same
+                         with or without a ply cap (the cap is a training device: play
+                         has none, so the network must not see it)
+7      OWN_QUEEN_FREE    empty hexes around own queen / 6 (0 if not in play)
+8      OPP_QUEEN_FREE    empty hexes around opponent queen / 6 (0 if not in play)
+9      OWN_RESERVE       own tiles in reserve / (n/2)
+10     OPP_RESERVE       opponent tiles in reserve / (n/2)
+11     PASSED            the previous ply was a pass
+12     MOSQUITO          expansion M in the game type
+13     LADYBUG           expansion L in the game type
+14     PILLBUG           expansion P in the game type
+=====  ================  ===============================================================
 
 Every feature is invariant under the 12 hex symmetries; only ``neighbours`` (its direction
 axis) and ``node_hex`` change, which is what ``transform_observation`` applies. A network
@@ -125,7 +133,18 @@ from .board import (
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
 from .outcome import DEFAULT_PLY_CAP, queen_pressure
-from .pieces import BUG_COUNT, BUG_FIRST_SLOT, N_BUGS, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, bug_in_game
+from .pieces import (
+    BUG_COUNT,
+    BUG_FIRST_SLOT,
+    EXP_LADYBUG,
+    EXP_MOSQUITO,
+    EXP_PILLBUG,
+    N_BUGS,
+    PIECE_BUG,
+    PIECE_COLOUR,
+    PIECES_PER_COLOUR,
+    bug_in_game,
+)
 from .pinned import articulation_hexes
 from .rules import MAX_MOVES, generate_moves
 from .symmetry import DIR_MAPS, HEX_MAPS
@@ -135,7 +154,7 @@ ENCODING_VERSION = 2
 MAX_LEGAL = 512
 NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
 
-# Node feature indices (keep in sync with the table in the module docstring).
+# Node feature indices: the first index of each row of the node-feature table (module docstring).
 F_TYPE = 0
 F_BUG = 3
 F_OWN = 11
@@ -158,7 +177,25 @@ F_RESERVE_COUNT = 34
 F_MOVES_FROM = 35
 F_MOVES_TO = 36
 N_NODE_FEATURES = 37
+
+# Global feature indices: one per row of the global-feature table (module docstring).
+GF_BLACK_TO_MOVE = 0
+GF_OWN_QUEEN = 1
+GF_OPP_QUEEN = 2
+GF_QUEEN_DUE = 3
+GF_FIRST_TURN = 4
+GF_TURN = 5
+GF_CLOCK = 6
+GF_OWN_QUEEN_FREE = 7
+GF_OPP_QUEEN_FREE = 8
+GF_OWN_RESERVE = 9
+GF_OPP_RESERVE = 10
+GF_PASSED = 11
+GF_MOSQUITO = 12
+GF_LADYBUG = 13
+GF_PILLBUG = 14
 N_GLOBAL_FEATURES = 15
+
 MOVES_SCALE = 1.0 / 16.0
 
 OBS_FIELDS = (
@@ -420,23 +457,23 @@ def encode_into(board, b, obs, moves, node_of_hex, pinned):
     # 5. global features
     gf = global_feat[b]
     turn = ply // 2 + 1
-    gf[0] = me
-    gf[1] = 1.0 if q_own >= 0 else 0.0
-    gf[2] = 1.0 if q_opp >= 0 else 0.0
-    gf[3] = 1.0 if q_own < 0 and turn == 4 else 0.0
-    gf[4] = 1.0 if turn == 1 else 0.0
-    gf[5] = turn / 50.0
-    gf[6] = min(ply / DEFAULT_PLY_CAP, 1.0)
+    gf[GF_BLACK_TO_MOVE] = me
+    gf[GF_OWN_QUEEN] = 1.0 if q_own >= 0 else 0.0
+    gf[GF_OPP_QUEEN] = 1.0 if q_opp >= 0 else 0.0
+    gf[GF_QUEEN_DUE] = 1.0 if q_own < 0 and turn == 4 else 0.0
+    gf[GF_FIRST_TURN] = 1.0 if turn == 1 else 0.0
+    gf[GF_TURN] = turn / 50.0
+    gf[GF_CLOCK] = min(ply / DEFAULT_PLY_CAP, 1.0)
     for side in range(2):  # the queen-neighbour counts the tactics checks read too
         qh = q_own if side == 0 else q_opp
         if qh >= 0:
-            gf[7 + side] = (6 - queen_pressure(board, me if side == 0 else 1 - me)) / 6.0
-    gf[9] = reserve_own / half
-    gf[10] = reserve_opp / half
-    gf[11] = 1.0 if ply > 0 and last < 0 else 0.0
-    gf[12] = 1.0 if exp & 1 else 0.0
-    gf[13] = 1.0 if exp & 2 else 0.0
-    gf[14] = 1.0 if exp & 4 else 0.0
+            gf[GF_OWN_QUEEN_FREE + side] = (6 - queen_pressure(board, me if side == 0 else 1 - me)) / 6.0
+    gf[GF_OWN_RESERVE] = reserve_own / half
+    gf[GF_OPP_RESERVE] = reserve_opp / half
+    gf[GF_PASSED] = 1.0 if ply > 0 and last < 0 else 0.0
+    gf[GF_MOSQUITO] = 1.0 if exp & EXP_MOSQUITO else 0.0
+    gf[GF_LADYBUG] = 1.0 if exp & EXP_LADYBUG else 0.0
+    gf[GF_PILLBUG] = 1.0 if exp & EXP_PILLBUG else 0.0
 
     n_nodes[b] = nn
     n_legal[b] = nm
