@@ -50,6 +50,7 @@ current_player  [B] int8          side to move, 0 White 1 Black (not a network i
 
 ``M = MAX_LEGAL = 512`` by default (real positions stay far below; exceeding it raises
 ``EncodingError``). All arrays are C-contiguous, so ``torch.from_numpy`` shares memory.
+Kernels take the same arrays as one :class:`ObsArrays` named tuple (``obs_arrays(obs)``).
 
 Node features (``F = 37``), constant ``F_<name>`` per first index; counts are raw unless a
 scale is given; "own" = side to move:
@@ -112,6 +113,8 @@ policy target is stored per action id.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -198,11 +201,28 @@ N_GLOBAL_FEATURES = 15
 
 MOVES_SCALE = 1.0 / 16.0
 
-OBS_FIELDS = (
-    "node_feat", "node_type", "neighbours", "node_mask", "node_hex", "n_nodes", "global_feat",
-    "legal_mask", "legal_actions", "legal_src", "legal_dst", "n_legal", "current_player",
-)
-"""Keys of an observation dict, in the order the kernels take them."""
+
+class ObsArrays(NamedTuple):
+    """The arrays of an observation as the kernels take them (numba passes this tuple of
+    arrays as one argument); fields, shapes and dtypes as in the module docstring."""
+
+    node_feat: np.ndarray
+    node_type: np.ndarray
+    neighbours: np.ndarray
+    node_mask: np.ndarray
+    node_hex: np.ndarray
+    n_nodes: np.ndarray
+    global_feat: np.ndarray
+    legal_mask: np.ndarray
+    legal_actions: np.ndarray
+    legal_src: np.ndarray
+    legal_dst: np.ndarray
+    n_legal: np.ndarray
+    current_player: np.ndarray
+
+
+OBS_FIELDS = ObsArrays._fields
+"""Keys of an observation dict, in the order of :class:`ObsArrays`."""
 
 # Kernel error codes (0 = ok).
 ERR_TOO_MANY_MOVES, ERR_TOO_MANY_NODES, ERR_UNMAPPED_MOVE = 1, 2, 3
@@ -265,6 +285,11 @@ def allocate_observation(batch: int, expansions: int, max_legal: int = MAX_LEGAL
     }
 
 
+def obs_arrays(obs: dict[str, np.ndarray]) -> ObsArrays:
+    """The arrays of an observation dict as the kernels take them (shared, not copied)."""
+    return ObsArrays(*(obs[k] for k in OBS_FIELDS))
+
+
 def allocate_moves(batch: int) -> np.ndarray:
     """[B, MAX_MOVES] int32 move buffers: ``encode_into`` leaves each game's legal moves
     there, slot m aligned with ``legal_actions[b, m]``."""
@@ -273,8 +298,8 @@ def allocate_moves(batch: int) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def encode_into(board, b, obs, moves, node_of_hex, pinned):
-    """Encode ``board`` into row ``b`` of the observation arrays ``obs`` (a tuple in
-    ``OBS_FIELDS`` order); return 0 or an ``ERR_*`` code.
+    """Encode ``board`` into row ``b`` of the observation arrays ``obs`` (an
+    :class:`ObsArrays`); return 0 or an ``ERR_*`` code.
 
     ``moves`` [MAX_MOVES] int32 receives the legal moves (slot m <-> legal_actions[b, m]);
     ``node_of_hex`` [1024] int16 must be all -1 and ``pinned`` [1024] bool all False on
@@ -523,11 +548,6 @@ def raise_encoding_errors(errors: np.ndarray, max_legal: int = MAX_LEGAL) -> Non
         raise EncodingError(f"game {b}: cannot encode the position: {text}")
 
 
-def obs_tuple(obs: dict[str, np.ndarray]) -> tuple:
-    """The arrays of an observation dict in kernel (``OBS_FIELDS``) order."""
-    return tuple(obs[k] for k in OBS_FIELDS)
-
-
 def _as_boards(boards: np.ndarray) -> np.ndarray:
     boards = np.ascontiguousarray(boards)
     if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE or boards.dtype != np.int16:
@@ -548,9 +568,9 @@ def observe_batch_with_moves(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> 
     moves = allocate_moves(B)
     errors = np.zeros(B, dtype=np.int8)
     if B <= CHUNK:
-        encode_games(boards, obs_tuple(obs), moves, errors, 0, B)
+        encode_games(boards, obs_arrays(obs), moves, errors, 0, B)
     else:
-        encode_batch_kernel(boards, obs_tuple(obs), moves, errors)
+        encode_batch_kernel(boards, obs_arrays(obs), moves, errors)
     raise_encoding_errors(errors, max_legal)
     return obs, moves
 
