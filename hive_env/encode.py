@@ -50,8 +50,10 @@ current_player  [B] int8          side to move, 0 White 1 Black (not a network i
 
 ``M = MAX_LEGAL = 512`` by default (real positions stay far below; exceeding it raises
 ``EncodingError``). All arrays are C-contiguous, so ``torch.from_numpy`` shares memory.
+Kernels take the same arrays as one :class:`ObsArrays` named tuple (``obs_arrays(obs)``).
 
-Node features (``F = 37``); counts are raw unless a scale is given; "own" = side to move:
+Node features (``F = 37``), constant ``F_<name>`` per first index; counts are raw unless a
+scale is given; "own" = side to move:
 
 =====  ================  ===============================================================
 index  name              meaning
@@ -79,22 +81,29 @@ index  name              meaning
 36     MOVES_TO          legal moves ending at this node / 16
 =====  ================  ===============================================================
 
-Global features (``G = 15``):
+Global features (``G = 15``), constant ``GF_<name>`` per index:
 
-=====  =========================================================================
-0      side to move is Black
-1      own queen in play            2   opponent queen in play
-3      own queen must be placed now (fourth turn, still in reserve)
-4      own first turn (the queen may not be placed yet)
-5      turn number / 50 (turn = ply // 2 + 1)
-6      min(ply / DEFAULT_PLY_CAP, 1): a bounded game clock, the same with or without a
-       ply cap (the cap is a training device: play has none, so the network must not see it)
-7      empty hexes around own queen / 6 (0 if not in play)
-8      empty hexes around opponent queen / 6 (0 if not in play)
-9      own tiles in reserve / (n/2)  10  opponent tiles in reserve / (n/2)
-11     the previous ply was a pass
-12-14  expansions M, L, P in the game type
-=====  =========================================================================
+=====  ================  ===============================================================
+index  name              meaning
+=====  ================  ===============================================================
+0      BLACK_TO_MOVE     side to move is Black
+1      OWN_QUEEN         own queen in play
+2      OPP_QUEEN         opponent queen in play
+3      QUEEN_DUE         own queen must be placed now (fourth turn, still in reserve)
+4      FIRST_TURN        own first turn (the queen may not be placed yet)
+5      TURN              turn number / 50 (turn = ply // 2 + 1)
+6      CLOCK             min(ply / DEFAULT_PLY_CAP, 1): a bounded game clock, the same
+                         with or without a ply cap (the cap is a training device: play
+                         has none, so the network must not see it)
+7      OWN_QUEEN_FREE    empty hexes around own queen / 6 (0 if not in play)
+8      OPP_QUEEN_FREE    empty hexes around opponent queen / 6 (0 if not in play)
+9      OWN_RESERVE       own tiles in reserve / (n/2)
+10     OPP_RESERVE       opponent tiles in reserve / (n/2)
+11     PASSED            the previous ply was a pass
+12     MOSQUITO          expansion M in the game type
+13     LADYBUG           expansion L in the game type
+14     PILLBUG           expansion P in the game type
+=====  ================  ===============================================================
 
 Every feature is invariant under the 12 hex symmetries; only ``neighbours`` (its direction
 axis) and ``node_hex`` change, which is what ``transform_observation`` applies. A network
@@ -105,10 +114,12 @@ policy target is stored per action id.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
-from .actions import _N_GAME, _REL_PIECE, encode_move, num_actions, transform_actions
+from .actions import N_GAME_PIECES, REL_PIECE, encode_move, num_actions, transform_actions
 from .board import (
     BELOW,
     BOARD_SIZE,
@@ -125,7 +136,18 @@ from .board import (
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
 from .outcome import DEFAULT_PLY_CAP, queen_pressure
-from .pieces import BUG_COUNT, BUG_FIRST_SLOT, N_BUGS, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR, bug_in_game
+from .pieces import (
+    BUG_COUNT,
+    BUG_FIRST_SLOT,
+    EXP_LADYBUG,
+    EXP_MOSQUITO,
+    EXP_PILLBUG,
+    N_BUGS,
+    PIECE_BUG,
+    PIECE_COLOUR,
+    PIECES_PER_COLOUR,
+    bug_in_game,
+)
 from .pinned import articulation_hexes
 from .rules import MAX_MOVES, generate_moves
 from .symmetry import DIR_MAPS, HEX_MAPS
@@ -135,7 +157,7 @@ ENCODING_VERSION = 2
 MAX_LEGAL = 512
 NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
 
-# Node feature indices (keep in sync with the table in the module docstring).
+# Node feature indices: the first index of each row of the node-feature table (module docstring).
 F_TYPE = 0
 F_BUG = 3
 F_OWN = 11
@@ -158,14 +180,49 @@ F_RESERVE_COUNT = 34
 F_MOVES_FROM = 35
 F_MOVES_TO = 36
 N_NODE_FEATURES = 37
+
+# Global feature indices: one per row of the global-feature table (module docstring).
+GF_BLACK_TO_MOVE = 0
+GF_OWN_QUEEN = 1
+GF_OPP_QUEEN = 2
+GF_QUEEN_DUE = 3
+GF_FIRST_TURN = 4
+GF_TURN = 5
+GF_CLOCK = 6
+GF_OWN_QUEEN_FREE = 7
+GF_OPP_QUEEN_FREE = 8
+GF_OWN_RESERVE = 9
+GF_OPP_RESERVE = 10
+GF_PASSED = 11
+GF_MOSQUITO = 12
+GF_LADYBUG = 13
+GF_PILLBUG = 14
 N_GLOBAL_FEATURES = 15
+
 MOVES_SCALE = 1.0 / 16.0
 
-OBS_FIELDS = (
-    "node_feat", "node_type", "neighbours", "node_mask", "node_hex", "n_nodes", "global_feat",
-    "legal_mask", "legal_actions", "legal_src", "legal_dst", "n_legal", "current_player",
-)
-"""Keys of an observation dict, in the order the kernels take them."""
+
+class ObsArrays(NamedTuple):
+    """The arrays of an observation as the kernels take them (numba passes this tuple of
+    arrays as one argument); fields, shapes and dtypes as in the module docstring."""
+
+    node_feat: np.ndarray
+    node_type: np.ndarray
+    neighbours: np.ndarray
+    node_mask: np.ndarray
+    node_hex: np.ndarray
+    n_nodes: np.ndarray
+    global_feat: np.ndarray
+    legal_mask: np.ndarray
+    legal_actions: np.ndarray
+    legal_src: np.ndarray
+    legal_dst: np.ndarray
+    n_legal: np.ndarray
+    current_player: np.ndarray
+
+
+OBS_FIELDS = ObsArrays._fields
+"""Keys of an observation dict, in the order of :class:`ObsArrays`."""
 
 # Kernel error codes (0 = ok).
 ERR_TOO_MANY_MOVES, ERR_TOO_MANY_NODES, ERR_UNMAPPED_MOVE = 1, 2, 3
@@ -189,20 +246,14 @@ def _build_kinds() -> tuple[np.ndarray, np.ndarray]:
 
 
 KIND_BUG, BUG_KIND = _build_kinds()
-_KIND_BUG, _BUG_KIND = KIND_BUG, BUG_KIND
 _N_KINDS = (KIND_BUG >= 0).sum(axis=1).astype(np.int64)
-_N_NODES = 2 * _N_KINDS + 3 * _N_GAME + 4
-_NEIGH = NEIGH
-_COLOUR = PIECE_COLOUR
-_BUG = PIECE_BUG
-_FIRST = BUG_FIRST_SLOT
-_COUNT = BUG_COUNT
+_N_NODES = 2 * _N_KINDS + 3 * N_GAME_PIECES + 4
 
 
 def graph_dims(expansions: int, max_legal: int = MAX_LEGAL) -> dict[str, int]:
     """Padding sizes of a game type: n (pieces), K (kinds per colour), N, F, G, A, M."""
     return {
-        "n": int(_N_GAME[expansions]), "K": int(_N_KINDS[expansions]), "N": int(_N_NODES[expansions]),
+        "n": int(N_GAME_PIECES[expansions]), "K": int(_N_KINDS[expansions]), "N": int(_N_NODES[expansions]),
         "F": N_NODE_FEATURES, "G": N_GLOBAL_FEATURES, "A": int(num_actions(expansions)), "M": max_legal,
     }
 
@@ -228,225 +279,335 @@ def allocate_observation(batch: int, expansions: int, max_legal: int = MAX_LEGAL
     }
 
 
+def obs_arrays(obs: dict[str, np.ndarray]) -> ObsArrays:
+    """The arrays of an observation dict as the kernels take them (shared, not copied)."""
+    return ObsArrays(*(obs[k] for k in OBS_FIELDS))
+
+
 def allocate_moves(batch: int) -> np.ndarray:
     """[B, MAX_MOVES] int32 move buffers: ``encode_into`` leaves each game's legal moves
     there, slot m aligned with ``legal_actions[b, m]``."""
     return np.zeros((batch, MAX_MOVES), dtype=np.int32)
 
 
+# ----- the encoder: encode_into runs one kernel per section of the graph ---------------------
+# The section kernels are inlined into it (``inline="always"``, numba IR inlining): as plain
+# calls, each passing the tuple of 13 arrays, the vec-env benchmark ran about 5% slower.
+
+
 @njit(cache=True, nogil=True)
 def encode_into(board, b, obs, moves, node_of_hex, pinned):
-    """Encode ``board`` into row ``b`` of the observation arrays ``obs`` (a tuple in
-    ``OBS_FIELDS`` order); return 0 or an ``ERR_*`` code.
+    """Encode ``board`` into row ``b`` of the observation arrays ``obs`` (an
+    :class:`ObsArrays`); return 0 or the first ``ERR_*`` code.
 
     ``moves`` [MAX_MOVES] int32 receives the legal moves (slot m <-> legal_actions[b, m]);
     ``node_of_hex`` [1024] int16 must be all -1 and ``pinned`` [1024] bool all False on
     entry; both are restored on return. ``board`` is restored too.
     """
-    (node_feat, node_type, neighbours, node_mask, node_hex, n_nodes, global_feat,
-     legal_mask, legal_actions, legal_src, legal_dst, n_legal, current_player) = obs
-    N = node_type.shape[1]
-    M = legal_actions.shape[1]
-    feat = node_feat[b]
-    feat[:, :] = 0.0
-    node_type[b, :] = NODE_PAD
-    neighbours[b, :, :] = -1
-    node_mask[b, :] = False
-    node_hex[b, :] = -1
-    global_feat[b, :] = 0.0
-    legal_mask[b, :] = False
-    legal_actions[b, :] = -1
-    legal_src[b, :] = -1
-    legal_dst[b, :] = -1
+    _clear_row(obs, b)
+    me = np.int64(board[PLY]) & 1
+    first_stack = 2 * _N_KINDS[board[EXPANSIONS]]
+    reserve_own, reserve_opp = _reserve_nodes(board, obs, b, me)
+    articulation_hexes(board, pinned)
+    stack_end = _stack_nodes(board, obs, b, me, first_stack, node_of_hex, pinned)
     err = 0
+    if stack_end == first_stack:  # empty board
+        n_nodes = _origin_node(obs, b, stack_end, node_of_hex)
+    else:
+        n_nodes, err = _frontier_nodes(board, obs, b, first_stack, stack_end, node_of_hex)
+        _cell_features(board, obs, b, me, first_stack, stack_end, n_nodes, node_of_hex)
+    n_legal, err_moves = _legal_moves(board, obs, b, moves, node_of_hex)
+    _global_features(board, obs.global_feat[b], reserve_own, reserve_opp)
+    obs.n_nodes[b] = n_nodes
+    obs.n_legal[b] = n_legal
+    obs.current_player[b] = me
+    _restore_scratch(obs.node_hex[b], first_stack, n_nodes, node_of_hex, pinned)
+    return err if err != 0 else err_moves
 
+
+@njit(cache=True, nogil=True, inline="always")
+def _clear_row(obs, b):
+    """Padding values in row ``b`` of the per-node, per-feature and per-action arrays."""
+    obs.node_feat[b, :, :] = 0.0
+    obs.node_type[b, :] = NODE_PAD
+    obs.neighbours[b, :, :] = -1
+    obs.node_mask[b, :] = False
+    obs.node_hex[b, :] = -1
+    obs.global_feat[b, :] = 0.0
+    obs.legal_mask[b, :] = False
+    obs.legal_actions[b, :] = -1
+    obs.legal_src[b, :] = -1
+    obs.legal_dst[b, :] = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _new_node(obs, b, node, kind):
+    """Make ``node`` of row ``b`` a real node of type ``kind`` (``NODE_*``)."""
+    obs.node_type[b, node] = kind
+    obs.node_mask[b, node] = True
+    obs.node_feat[b, node, F_TYPE + kind] = 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _new_hex_node(obs, b, node, kind, h, node_of_hex):
+    """Make ``node`` the stack or empty-cell node of hex ``h`` (and record it in ``node_of_hex``)."""
+    _new_node(obs, b, node, kind)
+    obs.node_hex[b, node] = h
+    node_of_hex[h] = node
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reserve_count(board, colour, bug):
+    """Tiles of ``colour``'s ``bug`` kind still in reserve."""
+    cnt = 0
+    for j in range(BUG_COUNT[bug]):
+        if board[POS + colour * PIECES_PER_COLOUR + BUG_FIRST_SLOT[bug] + j] < 0:
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reserve_nodes(board, obs, b, me):
+    """Reserve nodes at fixed indices ``side * K + kind`` (side 0: the mover ``me``).
+
+    Returns the tiles in reserve of the mover and of the opponent (global features).
+    """
     exp = board[EXPANSIONS]
-    n = _N_GAME[exp]
-    half = n // 2
     K = _N_KINDS[exp]
-    ply = np.int64(board[PLY])
-    me = ply & 1
-    opp = 1 - me
-    q_own = board[POS + me * PIECES_PER_COLOUR]
-    q_opp = board[POS + opp * PIECES_PER_COLOUR]
-
-    # 1. reserve nodes: fixed indices side * K + kind
     reserve_own = 0
     reserve_opp = 0
     for side in range(2):
-        colour = me if side == 0 else opp
+        colour = me if side == 0 else 1 - me
         for k in range(K):
-            bug = _KIND_BUG[exp, k]
-            cnt = 0
-            for j in range(_COUNT[bug]):
-                if board[POS + colour * PIECES_PER_COLOUR + _FIRST[bug] + j] < 0:
-                    cnt += 1
+            bug = KIND_BUG[exp, k]
+            cnt = _reserve_count(board, colour, bug)
             if side == 0:
                 reserve_own += cnt
             else:
                 reserve_opp += cnt
             node = side * K + k
-            node_type[b, node] = NODE_RESERVE
-            node_mask[b, node] = True
-            feat[node, F_TYPE + NODE_RESERVE] = 1.0
-            feat[node, F_BUG + bug] = 1.0
-            feat[node, F_OWN + side] = 1.0
-            feat[node, F_RESERVE_COUNT] = cnt
+            _new_node(obs, b, node, NODE_RESERVE)
+            f = obs.node_feat[b, node]
+            f[F_BUG + bug] = 1.0
+            f[F_OWN + side] = 1.0
+            f[F_RESERVE_COUNT] = cnt
+    return reserve_own, reserve_opp
 
-    # 2. stack nodes, by relative index of the top tile
-    articulation_hexes(board, pinned)
-    nn = 2 * K
-    last = board[LAST]
-    for rel in range(n):
-        p = _REL_PIECE[exp, me, rel]
+
+@njit(cache=True, nogil=True, inline="always")
+def _stack_nodes(board, obs, b, me, first, node_of_hex, pinned):
+    """Stack nodes from index ``first``, one per occupied hex, in relative order of the top
+    tile (the mover's tiles first); returns the index after the last.
+
+    ``pinned`` holds ``articulation_hexes`` of the board.
+    """
+    exp = board[EXPANSIONS]
+    nn = first
+    for rel in range(N_GAME_PIECES[exp]):
+        p = REL_PIECE[exp, me, rel]
         h = board[POS + p]
         if h < 0 or board[TOP + h] != p:
             continue
-        node_of_hex[h] = nn
-        node_hex[b, nn] = h
-        node_type[b, nn] = NODE_STACK
-        node_mask[b, nn] = True
-        feat[nn, F_TYPE + NODE_STACK] = 1.0
-        feat[nn, F_BUG + _BUG[p]] = 1.0
-        feat[nn, F_OWN + (0 if _COLOUR[p] == me else 1)] = 1.0
-        height = board[LEVEL + p] + 1
-        feat[nn, F_HEIGHT] = height
-        g = p
-        ground = p
-        while g >= 0:
-            if _COLOUR[g] == me:
-                feat[nn, F_OWN_TILES] += 1.0
-            else:
-                feat[nn, F_OPP_TILES] += 1.0
-            ground = g
-            g = board[BELOW + g]
-        feat[nn, F_GROUND_BUG + _BUG[ground]] = 1.0
-        feat[nn, F_GROUND_OWN + (0 if _COLOUR[ground] == me else 1)] = 1.0
-        if height == 1 and pinned[h]:
-            feat[nn, F_PINNED] = 1.0
-        if height > 1:
-            feat[nn, F_COVERED] = 1.0
-        if p == last:
-            feat[nn, F_LAST_MOVED] = 1.0
+        _new_hex_node(obs, b, nn, NODE_STACK, h, node_of_hex)
+        _stack_features(board, obs.node_feat[b, nn], p, me, pinned[h])
         nn += 1
-    n_stack_end = nn
+    return nn
 
-    # 3. empty cells around the hive (the origin on an empty board)
-    if n_stack_end == 2 * K:
-        node_of_hex[ORIGIN] = nn
-        node_hex[b, nn] = ORIGIN
-        node_type[b, nn] = NODE_EMPTY
-        node_mask[b, nn] = True
-        feat[nn, F_TYPE + NODE_EMPTY] = 1.0
-        feat[nn, F_PLACE_OWN] = 1.0
-        nn += 1
-    else:
-        for s in range(2 * K, n_stack_end):
-            h = node_hex[b, s]
-            for d in range(6):
-                c = _NEIGH[h, d]
-                if board[TOP + c] >= 0 or node_of_hex[c] >= 0:
-                    continue
-                if nn >= N:
-                    err = ERR_TOO_MANY_NODES
-                    break
-                node_of_hex[c] = nn
-                node_hex[b, nn] = c
-                node_type[b, nn] = NODE_EMPTY
-                node_mask[b, nn] = True
-                feat[nn, F_TYPE + NODE_EMPTY] = 1.0
-                nn += 1
-        own_in_play = False
-        opp_in_play = False
-        for i in range(PIECES_PER_COLOUR):
-            if board[POS + me * PIECES_PER_COLOUR + i] >= 0:
-                own_in_play = True
-            if board[POS + opp * PIECES_PER_COLOUR + i] >= 0:
-                opp_in_play = True
-        # adjacency features of stack and empty nodes
-        for node in range(2 * K, nn):
-            h = node_hex[b, node]
-            occ = 0
-            own_tops = 0
-            opp_tops = 0
-            for d in range(6):
-                c = _NEIGH[h, d]
-                neighbours[b, node, d] = node_of_hex[c]
-                t = board[TOP + c]
-                if t >= 0:
-                    occ += 1
-                    if _COLOUR[t] == me:
-                        own_tops += 1
-                    else:
-                        opp_tops += 1
-                if c == q_own:
-                    feat[node, F_NEXT_OWN_QUEEN] = 1.0
-                if c == q_opp:
-                    feat[node, F_NEXT_OPP_QUEEN] = 1.0
-            feat[node, F_NEIGHBOURS] = occ
-            if node >= n_stack_end:
-                # placement rule: touch own colour, no other; a side's first tile touches anything
-                if (own_tops > 0 and opp_tops == 0) or (not own_in_play and occ > 0):
-                    feat[node, F_PLACE_OWN] = 1.0
-                if (opp_tops > 0 and own_tops == 0) or (not opp_in_play and occ > 0):
-                    feat[node, F_PLACE_OPP] = 1.0
 
-    # 4. legal actions with their source and destination nodes
+@njit(cache=True, nogil=True, inline="always")
+def _stack_features(board, f, p, me, pinned):
+    """Features of the stack topped by tile ``p`` into ``f`` [F]; ``pinned``: its hex is
+    an articulation point of the hive."""
+    f[F_BUG + PIECE_BUG[p]] = 1.0
+    f[F_OWN + (0 if PIECE_COLOUR[p] == me else 1)] = 1.0
+    height = board[LEVEL + p] + 1
+    f[F_HEIGHT] = height
+    g = p
+    ground = p
+    while g >= 0:
+        if PIECE_COLOUR[g] == me:
+            f[F_OWN_TILES] += 1.0
+        else:
+            f[F_OPP_TILES] += 1.0
+        ground = g
+        g = board[BELOW + g]
+    f[F_GROUND_BUG + PIECE_BUG[ground]] = 1.0
+    f[F_GROUND_OWN + (0 if PIECE_COLOUR[ground] == me else 1)] = 1.0
+    if height == 1 and pinned:
+        f[F_PINNED] = 1.0
+    if height > 1:
+        f[F_COVERED] = 1.0
+    if p == board[LAST]:
+        f[F_LAST_MOVED] = 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _origin_node(obs, b, node, node_of_hex):
+    """The empty board's only cell node, the origin, at index ``node`` (the first player
+    places there); returns the node count."""
+    _new_hex_node(obs, b, node, NODE_EMPTY, ORIGIN, node_of_hex)
+    obs.node_feat[b, node, F_PLACE_OWN] = 1.0
+    return node + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _frontier_nodes(board, obs, b, first, end, node_of_hex):
+    """Empty-cell nodes from index ``end``: the empty hexes next to the stack nodes
+    ``first .. end-1``, in order of discovery.
+
+    Returns (the node count, ``ERR_TOO_MANY_NODES`` if they did not fit or 0).
+    """
+    N = obs.node_type.shape[1]
+    nn = end
+    err = 0
+    for s in range(first, end):
+        h = obs.node_hex[b, s]
+        for d in range(6):
+            c = NEIGH[h, d]
+            if board[TOP + c] >= 0 or node_of_hex[c] >= 0:
+                continue
+            if nn >= N:
+                err = ERR_TOO_MANY_NODES
+                break
+            _new_hex_node(obs, b, nn, NODE_EMPTY, c, node_of_hex)
+            nn += 1
+    return nn, err
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_play(board, colour):
+    """Whether ``colour`` has a tile on the board."""
+    for i in range(PIECES_PER_COLOUR):
+        if board[POS + colour * PIECES_PER_COLOUR + i] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cell_features(board, obs, b, me, first, stack_end, end, node_of_hex):
+    """Neighbour links and adjacency features of the hex nodes ``first .. end-1`` (stacks,
+    then empty cells from ``stack_end``), and the placement flags of the empty cells."""
+    own_in_play = _in_play(board, me)
+    opp_in_play = _in_play(board, 1 - me)
+    q_own = board[POS + me * PIECES_PER_COLOUR]
+    q_opp = board[POS + (1 - me) * PIECES_PER_COLOUR]
+    for node in range(first, end):
+        f = obs.node_feat[b, node]
+        h = obs.node_hex[b, node]
+        occ = 0
+        own_tops = 0
+        opp_tops = 0
+        for d in range(6):
+            c = NEIGH[h, d]
+            obs.neighbours[b, node, d] = node_of_hex[c]
+            t = board[TOP + c]
+            if t >= 0:
+                occ += 1
+                if PIECE_COLOUR[t] == me:
+                    own_tops += 1
+                else:
+                    opp_tops += 1
+            if c == q_own:
+                f[F_NEXT_OWN_QUEEN] = 1.0
+            if c == q_opp:
+                f[F_NEXT_OPP_QUEEN] = 1.0
+        f[F_NEIGHBOURS] = occ
+        if node >= stack_end:
+            _placement_flags(f, occ, own_tops, opp_tops, own_in_play, opp_in_play)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _placement_flags(f, occ, own_tops, opp_tops, own_in_play, opp_in_play):
+    """PLACE_OWN / PLACE_OPP of an empty cell with ``occ`` occupied neighbours, ``own_tops``
+    / ``opp_tops`` of them topped by the mover's / opponent's tiles: a placed tile touches
+    its own colour and no other; a side's first tile may touch anything."""
+    if (own_tops > 0 and opp_tops == 0) or (not own_in_play and occ > 0):
+        f[F_PLACE_OWN] = 1.0
+    if (opp_tops > 0 and own_tops == 0) or (not opp_in_play and occ > 0):
+        f[F_PLACE_OPP] = 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _legal_moves(board, obs, b, moves, node_of_hex):
+    """The legal moves into ``moves``, their action ids, source and destination nodes into
+    row ``b``, and the MOVES_FROM / MOVES_TO counts of the nodes.
+
+    Returns (the number of legal slots, the first ``ERR_*`` code or 0).
+    """
+    exp = board[EXPANSIONS]
+    feat = obs.node_feat[b]
+    err = 0
     nm = generate_moves(board, moves)
-    if nm > M:
-        if err == 0:
-            err = ERR_TOO_MANY_MOVES
-        nm = M
+    if nm > obs.legal_actions.shape[1]:
+        err = ERR_TOO_MANY_MOVES
+        nm = obs.legal_actions.shape[1]
     for m in range(nm):
         mv = moves[m]
         a = encode_move(board, mv)
-        legal_mask[b, a] = True
-        legal_actions[b, m] = a
+        obs.legal_mask[b, a] = True
+        obs.legal_actions[b, m] = a
         if mv == PASS:
             continue
         p = move_piece(mv)
         ph = board[POS + p]
-        src = _BUG_KIND[exp, _BUG[p]] if ph < 0 else node_of_hex[ph]
+        src = BUG_KIND[exp, PIECE_BUG[p]] if ph < 0 else node_of_hex[ph]
         dst = node_of_hex[move_dest(mv)]
         if src < 0 or dst < 0:
             if err == 0:
                 err = ERR_UNMAPPED_MOVE
             continue
-        legal_src[b, m] = src
-        legal_dst[b, m] = dst
+        obs.legal_src[b, m] = src
+        obs.legal_dst[b, m] = dst
         feat[src, F_MOVES_FROM] += MOVES_SCALE
         feat[dst, F_MOVES_TO] += MOVES_SCALE
+    return nm, err
 
-    # 5. global features
-    gf = global_feat[b]
+
+@njit(cache=True, nogil=True, inline="always")
+def _queen_free(board, colour):
+    """Empty hexes around ``colour``'s queen / 6, 0 while it is in reserve (the count the
+    tactics checks read too)."""
+    if board[POS + colour * PIECES_PER_COLOUR] < 0:
+        return 0.0
+    return (6 - queen_pressure(board, colour)) / 6.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _global_features(board, gf, reserve_own, reserve_opp):
+    """The global features of ``board`` into ``gf`` [G] (all 0 on entry), given the tiles
+    in reserve of the mover and of the opponent."""
+    exp = board[EXPANSIONS]
+    ply = np.int64(board[PLY])
+    me = ply & 1
     turn = ply // 2 + 1
-    gf[0] = me
-    gf[1] = 1.0 if q_own >= 0 else 0.0
-    gf[2] = 1.0 if q_opp >= 0 else 0.0
-    gf[3] = 1.0 if q_own < 0 and turn == 4 else 0.0
-    gf[4] = 1.0 if turn == 1 else 0.0
-    gf[5] = turn / 50.0
-    gf[6] = min(ply / DEFAULT_PLY_CAP, 1.0)
-    for side in range(2):  # the queen-neighbour counts the tactics checks read too
-        qh = q_own if side == 0 else q_opp
-        if qh >= 0:
-            gf[7 + side] = (6 - queen_pressure(board, me if side == 0 else 1 - me)) / 6.0
-    gf[9] = reserve_own / half
-    gf[10] = reserve_opp / half
-    gf[11] = 1.0 if ply > 0 and last < 0 else 0.0
-    gf[12] = 1.0 if exp & 1 else 0.0
-    gf[13] = 1.0 if exp & 2 else 0.0
-    gf[14] = 1.0 if exp & 4 else 0.0
+    half = N_GAME_PIECES[exp] // 2
+    q_own = board[POS + me * PIECES_PER_COLOUR]
+    q_opp = board[POS + (1 - me) * PIECES_PER_COLOUR]
+    gf[GF_BLACK_TO_MOVE] = me
+    gf[GF_OWN_QUEEN] = 1.0 if q_own >= 0 else 0.0
+    gf[GF_OPP_QUEEN] = 1.0 if q_opp >= 0 else 0.0
+    gf[GF_QUEEN_DUE] = 1.0 if q_own < 0 and turn == 4 else 0.0
+    gf[GF_FIRST_TURN] = 1.0 if turn == 1 else 0.0
+    gf[GF_TURN] = turn / 50.0
+    gf[GF_CLOCK] = min(ply / DEFAULT_PLY_CAP, 1.0)
+    gf[GF_OWN_QUEEN_FREE] = _queen_free(board, me)
+    gf[GF_OPP_QUEEN_FREE] = _queen_free(board, 1 - me)
+    gf[GF_OWN_RESERVE] = reserve_own / half
+    gf[GF_OPP_RESERVE] = reserve_opp / half
+    gf[GF_PASSED] = 1.0 if ply > 0 and board[LAST] < 0 else 0.0
+    gf[GF_MOSQUITO] = 1.0 if exp & EXP_MOSQUITO else 0.0
+    gf[GF_LADYBUG] = 1.0 if exp & EXP_LADYBUG else 0.0
+    gf[GF_PILLBUG] = 1.0 if exp & EXP_PILLBUG else 0.0
 
-    n_nodes[b] = nn
-    n_legal[b] = nm
-    current_player[b] = me
-    # restore the scratch arrays
-    for node in range(2 * K, nn):
-        h = node_hex[b, node]
+
+@njit(cache=True, nogil=True, inline="always")
+def _restore_scratch(node_hex, first, end, node_of_hex, pinned):
+    """Reset the scratch entries of the hex nodes ``first .. end-1`` (``node_hex`` [N]):
+    ``node_of_hex`` back to -1, ``pinned`` back to False (pinned hexes are all stacks)."""
+    for node in range(first, end):
+        h = node_hex[node]
         node_of_hex[h] = -1
         pinned[h] = False
-    return err
 
 
 CHUNK = 8
@@ -486,11 +647,6 @@ def raise_encoding_errors(errors: np.ndarray, max_legal: int = MAX_LEGAL) -> Non
         raise EncodingError(f"game {b}: cannot encode the position: {text}")
 
 
-def obs_tuple(obs: dict[str, np.ndarray]) -> tuple:
-    """The arrays of an observation dict in kernel (``OBS_FIELDS``) order."""
-    return tuple(obs[k] for k in OBS_FIELDS)
-
-
 def _as_boards(boards: np.ndarray) -> np.ndarray:
     boards = np.ascontiguousarray(boards)
     if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE or boards.dtype != np.int16:
@@ -511,9 +667,9 @@ def observe_batch_with_moves(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> 
     moves = allocate_moves(B)
     errors = np.zeros(B, dtype=np.int8)
     if B <= CHUNK:
-        encode_games(boards, obs_tuple(obs), moves, errors, 0, B)
+        encode_games(boards, obs_arrays(obs), moves, errors, 0, B)
     else:
-        encode_batch_kernel(boards, obs_tuple(obs), moves, errors)
+        encode_batch_kernel(boards, obs_arrays(obs), moves, errors)
     raise_encoding_errors(errors, max_legal)
     return obs, moves
 

@@ -63,7 +63,7 @@ from .encode import (
     allocate_observation,
     encode_games,
     encode_into,
-    obs_tuple,
+    obs_arrays,
     raise_encoding_errors,
 )
 from .errors import HiveError
@@ -126,7 +126,7 @@ def _step_games(boards, hists, slots, start, obs, moves, n_moves,
             boards[b, :] = start
             hists[b, :] = 0
         errors[b] = encode_into(boards[b], b, obs, moves[b], node_of_hex, pinned)
-        n_moves[b] = obs[11][b]  # n_legal; a private copy survives callers writing into obs
+        n_moves[b] = obs.n_legal[b]  # a private copy survives callers writing into obs
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -207,7 +207,7 @@ class HiveVecEnv:
         self.boards = np.tile(self._start, (B, 1))
         self.hists = np.zeros((B, HIST), dtype=np.uint64)
         self.obs = allocate_observation(B, self.expansions, self.max_legal)
-        self._obs_t = obs_tuple(self.obs)
+        self._obs_t = obs_arrays(self.obs)
         self._moves = allocate_moves(B)
         self._n_moves = np.zeros(B, dtype=np.int32)
         self._errors = np.zeros(B, dtype=np.int8)
@@ -294,7 +294,7 @@ class HiveVecEnv:
         self.boards[i] = board
         self.hists[i] = hist
         sl = slice(i, i + 1)
-        obs_rows = tuple(a[sl] for a in self._obs_t)
+        obs_rows = obs_arrays({k: v[sl] for k, v in self.obs.items()})
         errors = np.zeros(1, dtype=np.int8)
         encode_games(self.boards[sl], obs_rows, self._moves[sl], errors, 0, 1)
         self._n_moves[i] = self.obs["n_legal"][i]

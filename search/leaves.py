@@ -30,7 +30,7 @@ from hive_env.encode import (
     allocate_observation,
     encode_batch_kernel,
     encode_games,
-    obs_tuple,
+    obs_arrays,
     observe_batch_with_moves,
     raise_encoding_errors,
 )
@@ -170,6 +170,6 @@ class LeafEncoder:
         moves, errors = self._moves[:k], self._errors[:k]
         errors[:] = 0
         encode = encode_batch_kernel if k > CHUNK else _encode_serial
-        encode(boards, obs_tuple(obs), moves, errors)
+        encode(boards, obs_arrays(obs), moves, errors)
         raise_encoding_errors(errors, self.max_legal)
         return obs, moves

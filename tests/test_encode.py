@@ -2,14 +2,50 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
 
-from hive_env import GAME_TYPES, Game
+from hive_env import GAME_TYPES, Game, encode
 from hive_env.actions import action_to_move, move_to_action, transform_actions
 from hive_env.board import BELOW, EXPANSIONS, LAST, PASS, PLY, POS, TOP
 from hive_env.encode import (
+    F_BUG,
+    F_COVERED,
+    F_GROUND_BUG,
+    F_GROUND_OWN,
+    F_HEIGHT,
+    F_LAST_MOVED,
+    F_MOVES_FROM,
+    F_MOVES_TO,
+    F_NEIGHBOURS,
+    F_NEXT_OPP_QUEEN,
+    F_NEXT_OWN_QUEEN,
+    F_OPP_TILES,
+    F_OWN,
+    F_OWN_TILES,
+    F_PINNED,
+    F_PLACE_OPP,
+    F_PLACE_OWN,
+    F_RESERVE_COUNT,
+    F_TYPE,
+    GF_BLACK_TO_MOVE,
+    GF_CLOCK,
+    GF_FIRST_TURN,
+    GF_LADYBUG,
+    GF_MOSQUITO,
+    GF_OPP_QUEEN,
+    GF_OPP_QUEEN_FREE,
+    GF_OPP_RESERVE,
+    GF_OWN_QUEEN,
+    GF_OWN_QUEEN_FREE,
+    GF_OWN_RESERVE,
+    GF_PASSED,
+    GF_PILLBUG,
+    GF_QUEEN_DUE,
+    GF_TURN,
     MAX_LEGAL,
     N_GLOBAL_FEATURES,
     N_NODE_FEATURES,
@@ -72,6 +108,31 @@ def test_contract_shapes_dtypes_torch(game_type, n_nodes, n_actions):
         assert arr.shape == want[key][1:] and arr.dtype == DTYPES[key]
 
 
+TABLE_ROW = re.compile(r"(\d+)(?:-(\d+))?\s+([A-Z_]+)\s")
+"""A row of a feature table of the module docstring: first index, last index (of a one-hot), name."""
+
+
+def docstring_table(title: str) -> list[tuple[int, int, str]]:
+    """(first, last, name) of the rows of the feature table after ``title`` in ``encode``'s docstring."""
+    lines = encode.__doc__.split(title, 1)[1].splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("=====")][:3]  # top, under header, bottom
+    rows = [TABLE_ROW.match(line) for line in lines[rules[1] + 1:rules[2]]]
+    return [(int(m[1]), int(m[2] or m[1]), m[3]) for m in rows if m]  # continuation lines do not match
+
+
+@pytest.mark.parametrize(("title", "prefix", "size"), [("Node features (", "F_", N_NODE_FEATURES),
+                                                        ("Global features (", "GF_", N_GLOBAL_FEATURES)])
+def test_feature_constants_match_the_docstring_tables(title, prefix, size):
+    rows = docstring_table(title)
+    # the rows cover 0 .. size-1 in order, each index exactly once
+    assert [first for first, _, _ in rows] == [0] + [last + 1 for _, last, _ in rows[:-1]]
+    assert rows[-1][1] == size - 1
+    # one constant PREFIX<name> per row, equal to its first index, and no other
+    constants = {name.removeprefix(prefix): value for name, value in vars(encode).items()
+                 if name.startswith(prefix)}
+    assert constants == {name: first for first, _, name in rows}
+
+
 def reference_graph(board: np.ndarray):
     """Slow pure-Python observation: features by node key, neighbours, legal triples, globals."""
     exp, ply = int(board[EXPANSIONS]), int(board[PLY])
@@ -86,7 +147,7 @@ def reference_graph(board: np.ndarray):
             count = sum(board[POS + piece_of(colour, bug, j + 1)] < 0 for j in range(int(BUG_COUNT[bug])))
             in_reserve[side] += count
             f = np.zeros(N_NODE_FEATURES, np.float32)
-            f[0], f[3 + bug], f[11 + side], f[34] = 1, 1, 1, count
+            f[F_TYPE + NODE_RESERVE], f[F_BUG + bug], f[F_OWN + side], f[F_RESERVE_COUNT] = 1, 1, 1, count
             feats["reserve", side * K + k] = f
     occupied = [h for h in range(1024) if board[TOP + h] >= 0]
     pinned = np.zeros(1024, np.bool_)
@@ -99,12 +160,12 @@ def reference_graph(board: np.ndarray):
         top, ground = stack[0], stack[-1]
         own = sum(PIECE_COLOUR[p] == me for p in stack)
         f = np.zeros(N_NODE_FEATURES, np.float32)
-        f[1], f[3 + PIECE_BUG[top]], f[11 + (PIECE_COLOUR[top] != me)] = 1, 1, 1
-        f[13], f[14], f[15] = len(stack), own, len(stack) - own
-        f[16 + PIECE_BUG[ground]], f[24 + (PIECE_COLOUR[ground] != me)] = 1, 1
-        f[26] = len(stack) == 1 and pinned[h]
-        f[27] = len(stack) > 1
-        f[28] = top == board[LAST]
+        f[F_TYPE + NODE_STACK], f[F_BUG + PIECE_BUG[top]], f[F_OWN + (PIECE_COLOUR[top] != me)] = 1, 1, 1
+        f[F_HEIGHT], f[F_OWN_TILES], f[F_OPP_TILES] = len(stack), own, len(stack) - own
+        f[F_GROUND_BUG + PIECE_BUG[ground]], f[F_GROUND_OWN + (PIECE_COLOUR[ground] != me)] = 1, 1
+        f[F_PINNED] = len(stack) == 1 and pinned[h]
+        f[F_COVERED] = len(stack) > 1
+        f[F_LAST_MOVED] = top == board[LAST]
         feats["hex", h] = f
     frontier = sorted({int(NEIGH[h, d]) for h in occupied for d in range(6)} - set(occupied))
     if not occupied:
@@ -113,7 +174,7 @@ def reference_graph(board: np.ndarray):
     queens = [int(board[POS + me * 14]), int(board[POS + opp * 14])]
     for h in frontier:
         f = np.zeros(N_NODE_FEATURES, np.float32)
-        f[2] = 1
+        f[F_TYPE + NODE_EMPTY] = 1
         feats["hex", h] = f
     neighbours = {}
     for h in occupied + frontier:
@@ -121,16 +182,17 @@ def reference_graph(board: np.ndarray):
         around = [int(NEIGH[h, d]) for d in range(6)]
         neighbours[h] = around
         tops = [int(board[TOP + c]) for c in around if board[TOP + c] >= 0]
-        f[29] = len(tops)
-        f[30] = queens[0] in around
-        f[31] = queens[1] in around
+        f[F_NEIGHBOURS] = len(tops)
+        f[F_NEXT_OWN_QUEEN] = queens[0] in around
+        f[F_NEXT_OPP_QUEEN] = queens[1] in around
         if h in frontier:
             own_tops = sum(PIECE_COLOUR[t] == me for t in tops)
             if not occupied:
-                f[32] = 1
+                f[F_PLACE_OWN] = 1
             else:
-                f[32] = (own_tops > 0 and own_tops == len(tops)) or (not in_play[0] and len(tops) > 0)
-                f[33] = (own_tops == 0 and len(tops) > 0) or (not in_play[1] and len(tops) > 0)
+                touching = len(tops) > 0
+                f[F_PLACE_OWN] = (own_tops > 0 and own_tops == len(tops)) or (not in_play[0] and touching)
+                f[F_PLACE_OPP] = (own_tops == 0 and touching) or (not in_play[1] and touching)
     buf = np.empty(MAX_MOVES, np.int32)
     n = generate_moves(board, buf)
     legal = set()
@@ -144,20 +206,20 @@ def reference_graph(board: np.ndarray):
         src = (("reserve", kinds.index(PIECE_BUG[piece])) if board[POS + piece] < 0
                else ("hex", int(board[POS + piece])))
         dst = ("hex", move & 1023)
-        feats[src][35] += 1 / 16
-        feats[dst][36] += 1 / 16
+        feats[src][F_MOVES_FROM] += 1 / 16
+        feats[dst][F_MOVES_TO] += 1 / 16
         legal.add((action, src, dst))
     turn = ply // 2 + 1
     g = np.zeros(N_GLOBAL_FEATURES, np.float32)
-    g[0], g[1], g[2] = me, queens[0] >= 0, queens[1] >= 0
-    g[3], g[4], g[5] = queens[0] < 0 and turn == 4, turn == 1, turn / 50
-    g[6] = min(ply / DEFAULT_PLY_CAP, 1)
-    for side in range(2):
-        if queens[side] >= 0:
-            g[7 + side] = sum(board[TOP + NEIGH[queens[side], d]] < 0 for d in range(6)) / 6
-    g[9], g[10] = in_reserve[0] / half, in_reserve[1] / half
-    g[11] = ply > 0 and board[LAST] < 0
-    g[12], g[13], g[14] = exp & 1, (exp >> 1) & 1, (exp >> 2) & 1
+    g[GF_BLACK_TO_MOVE], g[GF_OWN_QUEEN], g[GF_OPP_QUEEN] = me, queens[0] >= 0, queens[1] >= 0
+    g[GF_QUEEN_DUE], g[GF_FIRST_TURN], g[GF_TURN] = queens[0] < 0 and turn == 4, turn == 1, turn / 50
+    g[GF_CLOCK] = min(ply / DEFAULT_PLY_CAP, 1)
+    for index, queen in ((GF_OWN_QUEEN_FREE, queens[0]), (GF_OPP_QUEEN_FREE, queens[1])):
+        if queen >= 0:
+            g[index] = sum(board[TOP + NEIGH[queen, d]] < 0 for d in range(6)) / 6
+    g[GF_OWN_RESERVE], g[GF_OPP_RESERVE] = in_reserve[0] / half, in_reserve[1] / half
+    g[GF_PASSED] = ply > 0 and board[LAST] < 0
+    g[GF_MOSQUITO], g[GF_LADYBUG], g[GF_PILLBUG] = exp & 1, (exp >> 1) & 1, (exp >> 2) & 1
     return feats, neighbours, legal, g, 2 * K, len(occupied), len(frontier)
 
 
@@ -281,7 +343,7 @@ def test_transform_observation_batched_and_without_board():
 
 def test_global_features_do_not_depend_on_the_ply_cap():
     # Self-play always has a cap, arena and UHP play none: the network must see the same input.
-    # Feature 6 is a game clock that saturates at DEFAULT_PLY_CAP plies, cap or no cap.
+    # GF_CLOCK is a game clock that saturates at DEFAULT_PLY_CAP plies, cap or no cap.
     for ply_cap in (0, 31, 200, DEFAULT_PLY_CAP):
         for game in random_games("Base", seed=17, n_games=2, max_plies=60, every=7, ply_cap=ply_cap):
             if game.is_over:
@@ -292,13 +354,14 @@ def test_global_features_do_not_depend_on_the_ply_cap():
             np.testing.assert_array_equal(observe(game.board)["global_feat"], want)
     for ply, clock in ((DEFAULT_PLY_CAP // 2, 0.5), (DEFAULT_PLY_CAP, 1.0), (2 * DEFAULT_PLY_CAP, 1.0)):
         board, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bQ", 1, 0)], ply=ply)
-        assert observe(board)["global_feat"][6] == pytest.approx(clock)
+        assert observe(board)["global_feat"][GF_CLOCK] == pytest.approx(clock)
 
 
 def test_placement_cells_are_marked():
     for game in random_games("Base+LP", seed=9, n_games=2, every=9, ply_cap=200):
         obs = observe(game.board)
-        place = {int(obs["node_hex"][i]) for i in range(int(obs["n_nodes"])) if obs["node_feat"][i, 32]}
+        place = {int(obs["node_hex"][i]) for i in range(int(obs["n_nodes"]))
+                 if obs["node_feat"][i, F_PLACE_OWN]}
         for m in range(int(obs["n_legal"])):
             move = action_to_move(game.board, int(obs["legal_actions"][m]))
             if move != PASS and game.board[POS + (move >> 10)] < 0:
