@@ -92,7 +92,6 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 REL_PIECE, PIECE_REL, N_GAME_PIECES = _build_tables()
 """``REL_PIECE[exp, mover, rel]`` -> piece and ``PIECE_REL[exp, mover, piece]`` -> rel (-1 when
 the piece is not in the game type), ``[8, 2, 28] int64``; ``N_GAME_PIECES[exp]`` = n, ``[8]``."""
-_REL_PIECE, _PIECE_REL, _N_GAME = REL_PIECE, PIECE_REL, N_GAME_PIECES
 
 
 def action_space_size(game_type: str | int) -> int:
@@ -105,7 +104,7 @@ def action_space_size(game_type: str | int) -> int:
 @njit(cache=True, inline="always")
 def num_actions(expansions: int) -> int:
     """A for expansion bits (compiled twin of :func:`action_space_size`)."""
-    n = _N_GAME[expansions]
+    n = N_GAME_PIECES[expansions]
     return n * n * N_POS + 1
 
 
@@ -117,7 +116,7 @@ def encode_move(board: np.ndarray, move: int) -> int:
     The move is not checked for legality; its piece must belong to the game type.
     """
     exp = board[EXPANSIONS]
-    n = _N_GAME[exp]
+    n = N_GAME_PIECES[exp]
     if move == PASS:
         return n * n * N_POS
     mover = board[PLY] & 1
@@ -136,7 +135,7 @@ def encode_move(board: np.ndarray, move: int) -> int:
                 break
     if ref < 0:
         ref = p  # empty board: the first tile of the game
-    return (_PIECE_REL[exp, mover, p] * n + _PIECE_REL[exp, mover, ref]) * N_POS + pos
+    return (PIECE_REL[exp, mover, p] * n + PIECE_REL[exp, mover, ref]) * N_POS + pos
 
 
 @njit(cache=True)
@@ -148,7 +147,7 @@ def decode_action(board: np.ndarray, action: int) -> int:
     checked: a canonical action may still be illegal (use the legal mask).
     """
     exp = board[EXPANSIONS]
-    n = _N_GAME[exp]
+    n = N_GAME_PIECES[exp]
     pass_action = n * n * N_POS
     if action == pass_action:
         return PASS
@@ -158,8 +157,8 @@ def decode_action(board: np.ndarray, action: int) -> int:
     pos = action % N_POS
     ref_rel = (action // N_POS) % n
     src_rel = action // (N_POS * n)
-    p = _REL_PIECE[exp, mover, src_rel]
-    ref = _REL_PIECE[exp, mover, ref_rel]
+    p = REL_PIECE[exp, mover, src_rel]
+    ref = REL_PIECE[exp, mover, ref_rel]
     ref_hex = board[POS + ref]
     if ref_hex < 0:
         if ref != p or pos != ON_TOP:
