@@ -43,7 +43,7 @@ train: setup
 play: setup
 	$(BIN)/hive-play --opponent alphazero
 
-# Debian's chromium for the hive-web browser tests (tests/test_web_browser.py), installed when
+# Debian's chromium for the hive-web browser tests (tests/web/test_web_browser.py), installed when
 # missing; outside CI a failed install only warns (those tests then skip), under CI=true it fails.
 browser:
 	@test -x /usr/bin/chromium || { \

@@ -3,7 +3,7 @@
 A *hex* is an index ``r * 32 + q`` into the flat grid (``q, r`` taken mod 32). The grid
 wraps in both axes, so it is never exhausted: a connected hive of 28 tiles spans at most
 27 cells along any axis (29 with its empty border), which stays below 32, so no two cells
-that are far apart on the real plane ever look adjacent here (see ``tests/test_grid.py``).
+that are far apart on the real plane ever look adjacent here (see ``tests/hive_env/test_grid.py``).
 
 Directions follow the UHP picture of a pointy-top hex, clockwise from upper right::
 

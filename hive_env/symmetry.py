@@ -3,7 +3,7 @@
 Symmetry ``s`` in 0..11 is ``(k, mirror) = (s % 6, s >= 6)``: mirror (swap axial q and r)
 first, then rotate ``k * 60`` degrees clockwise about ORIGIN. Each is an integer linear map
 of determinant +-1, so it acts exactly on the wrapping grid; rules are invariant under all
-of them, which ``tests/test_properties.py`` checks on random games.
+of them, which ``tests/hive_env/test_properties.py`` checks on random games.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 plays, for each of the 8 game types, ``--games`` games of ``alphabeta:depth=2`` against
 ``alphabeta:depth=1`` (colours alternated, a random 4-ply opening each, seeded) to the end or ``--plies``
 plies, and writes their GameStrings. The inference-backend tests
-(``tests/test_fastnet.py``, ``tests/test_onnx_backend.py``) take positions along these games:
+(``tests/search/test_fastnet.py``, ``tests/search/test_onnx_backend.py``) take positions along these games:
 positions of real play, from the opening to crowded middle games, in every game type.
 """
 

@@ -7,7 +7,7 @@ evaluates observation batches with one compiled call: no per-op dispatch, which 
 the torch model's time at the batch sizes of play (1-16 positions, ~170 small ops each).
 
 It computes the function of ``HiveGNN.forward`` (the torch model stays the source of truth;
-``tests/test_fastnet.py`` holds the two together on real positions of all game types and every
+``tests/search/test_fastnet.py`` holds the two together on real positions of all game types and every
 size): per game, over its real nodes (a prefix of the padded axis), the embedding, the
 message-passing blocks (pre-norm, adjacent and opposite neighbour pairs, the per-game context),
 the final norm, the policy MLP per legal move and the WDL head; the value returned is

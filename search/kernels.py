@@ -7,7 +7,7 @@ touch each other's rows, so both wrappers give the same trees.
 
 numba note: the bodies copy the tree's array fields into locals before writing them; writes
 through a tuple field inside ``prange`` have been seen to go wrong silently
-(``tests/test_mcts.py`` compares batched and per-game searches to guard this).
+(``tests/search/test_mcts.py`` compares batched and per-game searches to guard this).
 
 Selection (PUCT, AlphaZero): ``argmax_e  Q(e) + c_puct * P(e) * sqrt(N(parent)) / (1 + N(e))``,
 an unvisited child valued at ``Q(parent) - fpu``. Gumbel root: the remaining candidate with

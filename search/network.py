@@ -5,7 +5,7 @@ that :class:`search.mcts.BatchedMCTS` takes: one batched forward pass, no gradie
 inference backend (:data:`BACKENDS`: the torch model, eager or compiled, with optional
 bfloat16 autocast on CUDA; the numba kernels of ``search.fastnet``; ONNX Runtime). The torch
 model stays the source of truth and checkpoints the one file format: the other backends
-compute its function from weights copied out of it (``tests/test_fastnet.py``).
+compute its function from weights copied out of it (``tests/search/test_fastnet.py``).
 Observations become tensors with ``torch.from_numpy`` (no copy on the CPU).
 """
 

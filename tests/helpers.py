@@ -145,3 +145,30 @@ def wait_for(proc: subprocess.Popen, ready: Callable[[], bool], timeout: float =
             return True
         time.sleep(poll)
     return False
+
+
+def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0):
+    """Replay samples (training.replay.Samples): positions of random games with random policies
+    over their legal moves."""
+    from training.replay import Samples
+
+    rng = np.random.default_rng(seed)
+    boards, policies, n_legal = [], [], []
+    while len(boards) < n:
+        g = Game(game_type)
+        for _ in range(int(rng.integers(1, 40))):
+            moves = g.legal_moves()
+            if len(moves) == 0:
+                break
+            p = np.zeros(512, np.float16)
+            p[: len(moves)] = rng.dirichlet(np.ones(len(moves)))
+            boards.append(g.board.copy())
+            policies.append(p)
+            n_legal.append(len(moves))
+            g.play(int(moves[rng.integers(len(moves))]))
+            if g.is_over or len(boards) >= n:
+                break
+    z = rng.integers(-1, 2, size=n).astype(np.int8)
+    return Samples(np.stack(boards), np.stack(policies), np.array(n_legal, np.int16), z,
+                   np.arange(n, 0, -1, dtype=np.int16), rng.uniform(-1, 1, n).astype(np.float16),
+                   rng.integers(0, 7, size=(n, 2)).astype(np.int8))

@@ -1,4 +1,5 @@
-"""A fake UHP engine that misbehaves on ``bestmove``, for hardening tests (tests/test_hostile_engines.py).
+"""A fake UHP engine that misbehaves on ``bestmove``, for hardening tests
+(tests/players/test_hostile_engines.py).
 
     python tests/fake_engines/uhp_fake.py MODE [ANY...]
 

@@ -1,12 +1,13 @@
-"""Tests import no ``scripts`` module: a command line is tested by running it (``python -m
-scripts.X``) or through the package function it wraps, so the logic lives in the packages."""
+"""The tests' own layout: they mirror the packages, and none imports a ``scripts`` module (a
+command line is tested by running it, ``python -m scripts.X``, or through the package
+function it wraps, so the logic lives in the packages)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def script_imports(source: str, name: str) -> list[str]:
@@ -37,3 +38,13 @@ def test_the_check_finds_every_form_of_import():
               "    from .scripts import z\n")
     assert script_imports(source, "t.py") == ["t.py:2: scripts", "t.py:3: scripts.show", "t.py:4: scripts",
                                               "t.py:8: scripts.arena"]
+
+
+def test_tests_mirror_the_packages():
+    """Each test file sits in the folder of the package it tests (``tests/<package>/``), or in
+    ``tests/e2e/`` when it drives a command line or the whole repository; none lies loose."""
+    packages = {"hive_env", "models", "players", "search", "training", "arena", "web"}
+    assert not sorted(p.name for p in TESTS.glob("test_*.py")), "a test file outside the package folders"
+    folders = {p.parent.name for p in TESTS.rglob("test_*.py")}
+    assert folders <= packages | {"e2e"}, folders - packages
+    assert all((TESTS.parent / name / "__init__.py").is_file() for name in folders - {"e2e"})

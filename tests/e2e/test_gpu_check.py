@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "gpu_check.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gpu_check.sh"
 
 
 def test_without_nvidia_smi_says_so_and_exits_0(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from hive_env import PASS, Game
 from helpers import ROOT, WIN_IN_ONE
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-# White to move wins with wA2 /bQ (tests/test_play_cli.py)
+# White to move wins with wA2 /bQ (tests/e2e/test_play_cli.py)
 
 
 class StopError(Exception):

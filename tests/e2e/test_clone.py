@@ -29,7 +29,8 @@ def test_perft_tests_run_in_a_clone_without_shared(tmp_path):
         shutil.copy2(ROOT / name, clone / name)
     assert not (clone.parent / "shared").exists()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-                           "tests/test_perft.py"], cwd=clone, capture_output=True, text=True, timeout=600)
+                           "tests/hive_env/test_perft.py"], cwd=clone, capture_output=True, text=True,
+                          timeout=600)
     tail = proc.stdout[-3000:] + proc.stderr[-2000:]
     assert proc.returncode == 0, tail
     assert "passed" in proc.stdout and "skipped" not in proc.stdout.lower(), tail

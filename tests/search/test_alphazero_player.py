@@ -14,7 +14,7 @@ from models.gnn import build_model
 from players import Budget, PlayerSpecError, make_player
 from search.checkpoint import save_checkpoint
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from hive_env.pieces import (
 )
 from hive_env.uhp import parse_move
 
-SUITE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "nokamute_uhp_tests.txt"
+SUITE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "nokamute_uhp_tests.txt"
 
 Policy = Callable[[Game, list[int], np.random.Generator], int]
 

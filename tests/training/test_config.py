@@ -35,7 +35,7 @@ from training.resume import resume_changes
 from training.selfplay import SelfPlay
 from training.trainer import Trainer
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 PRESETS = {"default": [], "smoke": ["experiment=smoke"], "cpu": ["experiment=cpu"],
            "cpu_long": ["experiment=cpu_long"],
            "gpu": ["experiment=gpu", "device=cpu", "compile=false"]}  # the GPU preset, built on a CPU

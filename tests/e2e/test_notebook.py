@@ -11,7 +11,7 @@ import pytest
 nbclient = pytest.importorskip("nbclient")  # the dev extra: nbclient, ipykernel
 nbformat = pytest.importorskip("nbformat")
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "analysis.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "analysis.ipynb"
 
 
 def test_every_cell_has_an_id():

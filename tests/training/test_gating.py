@@ -28,7 +28,7 @@ from training.gating import (
     promote,
 )
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")
 
 
 class Recorder:
