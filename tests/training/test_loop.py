@@ -15,11 +15,7 @@ from training.selfplay import SelfPlay, SelfPlayConfig
 from training.selfplay_backend import InlineSelfPlay, ProcessSelfPlay, arena_executor, make_backend
 from training.worker import make_shard, worker_seed
 
-from helpers import hashed_evaluate
-
-TINY_RUN = ["experiment=smoke", "selfplay.workers=0", "train.steps=4", "train.checkpoint_every=2",
-            "train.min_positions=32", "eval.games=2", "eval.sims=2", "eval.final_games=2",
-            "eval.final_sims=2"]
+from helpers import TINY_RUN, hashed_evaluate
 
 
 def test_train_runs_the_whole_job_from_python_and_a_rerun_resumes(tmp_path):
