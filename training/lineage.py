@@ -16,11 +16,11 @@ them, its minutes; the positions it does not record are marked unknown (None) in
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hive_env.files import sha256_file
 from models import shipped
 from search.checkpoint import CheckpointError, read_checkpoint
 
@@ -56,14 +56,6 @@ class Parent:
     totals: Totals
     generations: int = 1  # networks in the line up to and including this one
     ancestors: tuple[dict[str, Any], ...] = field(default_factory=tuple)  # the parent's own parents
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def resolve(spec: str, game_type: str) -> Path:
@@ -110,7 +102,7 @@ def parent_of(path: Path, state: dict[str, Any]) -> Parent:
     game_type = (state.get("config") or {}).get("env", {}).get("game_type")
     if lineage:
         totals = Totals(**lineage["totals"])
-        return Parent(str(path), sha256_of(path), int(state.get("step", 0)),
+        return Parent(str(path), sha256_file(path), int(state.get("step", 0)),
                       lineage.get("game_type", game_type), totals, int(lineage.get("generations", 1)),
                       tuple(_ancestors(lineage)))
     step = int(state.get("step", 0))
@@ -119,7 +111,7 @@ def parent_of(path: Path, state: dict[str, Any]) -> Parent:
     if card is not None:
         minutes = float(card.get("run", {}).get("wall_minutes") or 0.0)
         game_type = card.get("game_type", "Base")
-    return Parent(str(path), sha256_of(path), step, game_type, Totals(step, None, minutes, 0.0))
+    return Parent(str(path), sha256_file(path), step, game_type, Totals(step, None, minutes, 0.0))
 
 
 def _ancestors(lineage: dict[str, Any]) -> list[dict[str, Any]]:

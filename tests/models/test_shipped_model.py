@@ -58,6 +58,23 @@ def test_hive_play_and_hive_uhp_default_to_it(tmp_path):
     assert lines[-2] in ("wA1", "wB1", "wG1", "wQ", "wS1"), uhp.stdout  # the first move's tiles
 
 
+def head_to_head_dir(path, candidate: str, incumbent: str, scores: list[float]):
+    """An arena's results directory (as ``hive-arena gauntlet`` writes them) of ``candidate``
+    against ``incumbent``: the candidate's ``scores``, colours alternated."""
+    path.mkdir()
+    settings = {"mode": "gauntlet", "players": [candidate, incumbent], "games_per_pairing": len(scores),
+                "game_type": "Base", "openings": "random:4", "seed": 7, "ply_cap": 300}
+    (path / "config.json").write_text(json.dumps({"version": 1, "settings": settings, "openings": []}))
+    (path / "summary.json").write_text(json.dumps({"settings": settings}))
+    records = []
+    for i, score in enumerate(scores):
+        white, black = (candidate, incumbent) if i % 2 == 0 else (incumbent, candidate)
+        white_score = score if white == candidate else 1 - score
+        records.append({"id": i, "white": white, "black": black, "white_score": white_score})
+    (path / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
 def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_run, tmp_path):
     run_dir, _, returncode = smoke_run
     assert returncode == 0
@@ -76,8 +93,10 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
                           timeout=120)
     assert done.returncode == 0, done.stderr
     state = read_checkpoint(out / "base.pt")
-    assert set(state) == {"model", "model_config", "encoding", "step"} and state["step"] == 20
+    assert set(state) == {"model", "model_config", "encoding", "step", "lineage"} and state["step"] == 20
+    assert state["lineage"]["totals"]["steps"] == 20 and state["lineage"]["parent"] is None
     card = json.loads((out / "card.json").read_text())
+    assert card["game_type"] == "Base" and card["replaced"] is None and card["lineage"] == state["lineage"]
     assert card["run"]["command"] == f"hive-train experiment=smoke run_dir=runs/{run_dir.name}"
     assert card["run"]["experiment"] == "smoke" and "pretrain" not in card["run"]
     assert len(card["run"]["git"]) >= 7 and card["run"]["wall_minutes"] is not None
@@ -88,8 +107,29 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
     summary = card["ladder"]["summary"]
     assert "the shipped network" in summary and str(run_dir) not in summary
     text = (out / "MODEL_CARD.md").read_text()
-    assert "| random | 4 | 3-1-0 | 87.5% [" in text and "pure self-play" in text
-    assert str(run_dir) not in text
+    assert "| random | 4 | 3-1-0 | 87.5% [" in text and "pure self-play from a random network" in text
+    assert "The first network shipped for its game type" in text and str(run_dir) not in text
+    # a network is shipped now: the next one must beat it head to head first
+    ship = [sys.executable, "-m", "scripts.ship", "--run-dir", str(run_dir), "--ladder", str(ladder), "--out",
+            str(out), "--ckpt", str(run_dir / "checkpoints" / "ckpt_00000010.pt")]
+    refused = subprocess.run(ship, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert "a Base network is shipped: the candidate must beat it first" in refused.stderr
+    assert "hive-arena sprt 'alphazero:ckpt=" in refused.stderr and "--openings random:4" in refused.stderr
+    candidate, incumbent = (f"alphazero:ckpt={p},sims=64" for p in (ship[-1], out / "base.pt"))
+    lost = head_to_head_dir(tmp_path / "lost", candidate, incumbent, [0.0] * 120 + [1.0] * 80)
+    refused = subprocess.run([*ship, "--vs-shipped", str(lost)], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode == 2 and "the candidate scored 80/200" in refused.stderr
+    won = head_to_head_dir(tmp_path / "won", candidate, incumbent, [1.0] * 110 + [0.5] * 10 + [0.0] * 80)
+    done = subprocess.run([*ship, "--vs-shipped", str(won)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert read_checkpoint(out / "base.pt")["step"] == 10
+    card = json.loads((out / "card.json").read_text())
+    row = card["replaced"]["row"]
+    assert (row["games"], row["wins"], row["draws"], row["losses"]) == (200, 110, 10, 80)
+    assert "## Against the network it replaced" in (out / "MODEL_CARD.md").read_text()
     bad = subprocess.run([sys.executable, "-m", "scripts.ship", "--run-dir", str(tmp_path / "nowhere"),
                           "--ladder", str(ladder), "--out", str(out)], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
