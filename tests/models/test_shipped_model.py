@@ -6,22 +6,31 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from arena.arena import run_arena
-from arena.config import ArenaConfig
+from arena.config import ArenaConfig, ArenaError
+from arena.game import check_players
+from hive_env import Game
 from models import shipped
-from players import make_player
+from players import PlayerSpecError, make_player
+from players.uhp_server import UhpEngine
 from search.checkpoint import read_checkpoint
 
 from helpers import ROOT
 
 
-def test_the_shipped_network_is_small_loads_on_cpu_and_has_its_card():
-    assert shipped.CHECKPOINT.stat().st_size <= 10 * 2**20
-    state = read_checkpoint(shipped.CHECKPOINT)  # weights only, the current encoding
-    assert set(state) == {"model", "model_config", "encoding", "step"}
-    card = shipped.card()
+@pytest.mark.parametrize("game_type", shipped.available())
+def test_each_shipped_network_is_small_loads_on_cpu_and_has_its_card(game_type):
+    net = shipped.network(game_type)
+    assert net.checkpoint.stat().st_size <= 10 * 2**20
+    state = read_checkpoint(net.checkpoint)  # weights only, the current encoding
+    weights = {"model", "model_config", "encoding", "step"}
+    assert weights <= set(state) <= weights | {"lineage"}
+    card = shipped.card(game_type)
     assert card["step"] == state["step"] and card["model"] == state["model_config"]
-    assert card["bytes"] == shipped.CHECKPOINT.stat().st_size
+    assert card["bytes"] == net.checkpoint.stat().st_size and card.get("game_type", "Base") == game_type
+    assert card.get("lineage") == state.get("lineage")
     for key in ("command", "git", "seed", "wall_minutes"):
         assert key in card["run"]
     assert "pretrain" not in card["run"]  # no warm start exists: the card reports no such flag
@@ -29,10 +38,43 @@ def test_the_shipped_network_is_small_loads_on_cpu_and_has_its_card():
     rows = {r["opponent"]: r for r in card["ladder"]["rows"]}
     assert {"random", "greedy", "alphabeta:depth=2"} <= set(rows)
     assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] > 0 for r in rows.values())
-    text = shipped.MODEL_CARD.read_text()
+    text = net.model_card.read_text()
     assert card["run"]["command"] in text and "| greedy |" in text
+
+
+def test_the_base_network_is_the_default():
+    state = read_checkpoint(shipped.CHECKPOINT)
     player = make_player("alphazero:sims=8,device=cpu", seed=0)  # no ckpt=: the shipped one
     assert player.step == state["step"] and next(player.model.parameters()).device.type == "cpu"
+
+
+def test_alphazero_without_ckpt_plays_the_network_of_the_games_type():
+    player = make_player("alphazero:sims=8,device=cpu", seed=0)
+    assert player.game_type == "Base"
+    for game_type in shipped.available():
+        move = player.choose(Game(game_type))
+        assert move in Game(game_type).legal_moves() and player.game_type == game_type
+        assert player.step == read_checkpoint(shipped.network(game_type).checkpoint)["step"]
+    with pytest.raises(PlayerSpecError, match="^player 'alphazero': no network is shipped for Base.M ") as e:
+        player.choose(Game("Base+M"))
+    assert "\n" not in str(e.value)
+    mine = make_player(f"alphazero:ckpt={shipped.CHECKPOINT},sims=8,device=cpu", seed=0)
+    assert mine.choose(Game("Base+M")) in Game("Base+M").legal_moves()  # ckpt=: any type, as asked
+
+
+def test_a_type_without_a_shipped_network_is_refused_before_the_game():
+    with pytest.raises(ArenaError, match="no network is shipped for Base\\+L"):
+        check_players(ArenaConfig("gauntlet", ("alphazero:sims=8,device=cpu", "random"), 2, "Base+L"))
+    engine = UhpEngine("alphazero:sims=8,device=cpu")
+    engine.handle("newgame Base+L")
+    reply = engine.handle("bestmove")
+    assert reply[0].startswith("err player 'alphazero': no network is shipped for Base+L")
+    assert reply[-1] == "ok"
+    engine.close()
+    done = subprocess.run([sys.executable, "-m", "scripts.play", "--game-type", "Base+L"], input="resign\n",
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "hive-play: error: player 'alphazero': no network is shipped" in done.stderr
 
 
 def test_the_shipped_network_beats_greedy_in_a_short_match(tmp_path):
