@@ -180,3 +180,13 @@ def test_a_bad_player_spec_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("hive-arena: error: ") and "depht" in proc.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("game_type", ["Base+MLP", "Base+P"])
+def test_the_ladder_plays_every_game_type(tmp_path, capsys, game_type):
+    out = tmp_path / "ladder"
+    assert main(["ladder", "random", "--depths", "1", "--games-per-pairing", "2", "--ply-cap", "16",
+                 "--game-type", game_type, "--out", str(out), "--no-progress"]) == 0
+    assert LINE.match(capsys.readouterr().out.splitlines()[-1])
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and all(r["game_string"].startswith(f"{game_type};") for r in records)
