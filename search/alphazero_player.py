@@ -38,6 +38,7 @@ No root noise: this is play, not self-play.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -128,6 +129,9 @@ class AlphaZeroPlayer:
         """The network of ``path`` and its evaluator (a kept tree of another network is dropped)."""
         self.model, state = load_model(path, self.device)
         self.step = state.get("step")
+        self.trained_ply_cap = int((state.get("lineage") or {}).get("ply_cap") or 0) or None
+        """The ply cap of the self-play games the network learnt from (None: not recorded)."""
+        self._past_cap_warned = False
         self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda",
                                        backend=self.backend)
         self._mcts = None
@@ -203,6 +207,10 @@ class AlphaZeroPlayer:
     def choose(self, game: Game, budget: Budget | None = None) -> int:
         check_in_progress(game)
         self.prepare(game.game_type)
+        if self.trained_ply_cap and game.ply >= self.trained_ply_cap and not self._past_cap_warned:
+            self._past_cap_warned = True
+            warnings.warn(f"{self.name}: ply {game.ply} is past the ply cap of the games its network learnt "
+                          f"from ({self.trained_ply_cap}): its values here are extrapolated", stacklevel=2)
         start = self.clock()
         sims: int | None = self.sims
         time_s = budget.time_s if budget is not None else None

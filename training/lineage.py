@@ -7,11 +7,14 @@ state) with a new step counter, a fresh replay store and a learning-rate warm re
 warm-up and the schedule start again). A parent of another shape or encoding is refused in one
 line before anything is written. Once the run has checkpoints, they are what it resumes from.
 
-Every checkpoint the run writes carries ``lineage``: the parent (file, SHA-256, step) and the
-totals over the whole line of networks (steps, self-play positions, training and evaluation
-minutes), the parent's own totals plus this run's. A checkpoint without one (trained before
-lineages existed, or shipped so) counts as a root: its steps and, where its model card says
-them, its minutes; the positions it does not record are marked unknown (None) in the totals.
+Every checkpoint the run writes carries ``lineage``: its game type and training ply cap, the
+parent (file, SHA-256, step) and the totals over the whole line of networks (steps, self-play
+positions, training and evaluation minutes), the parent's own totals plus this run's. A
+checkpoint without one (trained before lineages existed, or shipped so) counts as a root: its
+steps and, where its model card says them, its minutes; the positions it does not record are
+marked unknown (None) in the totals. A parent of an older encoding that this code adapts to
+(``hive_env.encode.ADAPTED_VERSIONS``) is taken: the run's network is this encoding's, and
+fine-tuning relearns what changed.
 """
 
 from __future__ import annotations
@@ -123,12 +126,13 @@ def _ancestors(lineage: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def lineage(parent: Parent | None, game_type: str, steps: int, positions: int, train_minutes: float,
-            eval_minutes: float) -> dict[str, Any]:
-    """The ``lineage`` entry of a checkpoint at ``steps`` of this run (plain data)."""
+            eval_minutes: float, ply_cap: int = 0) -> dict[str, Any]:
+    """The ``lineage`` entry of a checkpoint at ``steps`` of this run (plain data); ``ply_cap``:
+    the cap its self-play games were played to (the player warns past it)."""
     base = parent.totals if parent is not None else Totals()
     totals = base.plus(steps, positions, train_minutes, eval_minutes)
     out: dict[str, Any] = {"game_type": game_type, "generations": 1 + (parent.generations if parent else 0),
-                           "totals": asdict(totals), "parent": None}
+                           "ply_cap": ply_cap, "totals": asdict(totals), "parent": None}
     if parent is not None:
         out["parent"] = {"file": Path(parent.path).name, "sha256": parent.sha256, "step": parent.step,
                          "game_type": parent.game_type, "generations": parent.generations,

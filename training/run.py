@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from hive_env.encode import ADAPTED_VERSIONS, ENCODING_VERSION
 from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from search.network import pick_device
 
@@ -172,6 +173,10 @@ class Run:
             self.trainer.load_optimizer(state["trainer"]["optimizer"])
         self.parent = parent
         optimizer = ", its optimiser state" if self.cfg.train.init_optimizer else ""
+        version = state["encoding"]["version"]
+        if version != ENCODING_VERSION:
+            self.log(f"the parent's observations are encoding {version}'s, this run's {ENCODING_VERSION}'s: "
+                     f"fine-tuning relearns what changed ({ADAPTED_VERSIONS[version]})")
         self.log(f"started from {parent.path} (step {parent.step}, sha256 {parent.sha256[:12]}, network "
                  f"{parent.generations + 1} of its line): new step counter, fresh replay, "
                  f"learning-rate warm-up again{optimizer}")
@@ -180,7 +185,7 @@ class Run:
         """The ``lineage`` of the network as it is now (training.lineage)."""
         t = self.trainer
         return lineage(self.parent, self.cfg.env.game_type, t.step, self.replay.count(), t.seconds / 60,
-                       t.eval_seconds / 60)
+                       t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap)
 
     def publish(self) -> Path:
         return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from hive_env.encode import ENCODING_VERSION
+from hive_env.files import sha256_file
 from models import shipped
 from search.checkpoint import read_checkpoint, save_checkpoint
 from training.config import ConfigError, run_config
@@ -111,3 +113,23 @@ def test_a_network_without_a_lineage_is_a_root_with_its_cards_minutes(tmp_path):
     grand = lineage(parent_of(child, read_checkpoint(child)), "Base", 5, 100, 1.0, 0.0)
     assert grand["generations"] == 3 and grand["totals"]["steps"] == card["step"] + 15
     assert [a["sha256"] for a in grand["parent"]["ancestors"]] == [root.sha256]
+
+
+def test_a_run_carries_on_from_the_shipped_network_of_an_older_encoding(tmp_path):
+    """The shipped Base network (encoding 2): its weights, the clock features relearnt."""
+    child = tmp_path / "child"
+    lines: list[str] = []
+    state = read_checkpoint(shipped.CHECKPOINT)
+    width, layers = state["model_config"]["width"], state["model_config"]["layers"]
+    train(compose_config([*TINY_RUN, f"run_dir={child}", "train.init_from=shipped", f"model.width={width}",
+                          f"model.layers={layers}"]), log=lines.append)
+    assert any("started from" in line and "network 2 of its line" in line for line in lines)
+    if state["encoding"]["version"] != ENCODING_VERSION:
+        assert any(f"encoding {state['encoding']['version']}'s, this run's {ENCODING_VERSION}'s" in line
+                   for line in lines)
+    start = read_checkpoint(child / "checkpoints" / "ckpt_00000000.pt")
+    assert start["encoding"]["version"] == ENCODING_VERSION  # the run's network is this code's
+    assert all(torch.equal(start["model"][k], state["model"][k]) for k in state["model"])
+    final = read_checkpoint(child / "checkpoints" / "final.pt")["lineage"]
+    assert final["ply_cap"] == 60 and final["game_type"] == "Base"  # the smoke preset's cap
+    assert final["parent"]["sha256"] == sha256_file(shipped.CHECKPOINT)
