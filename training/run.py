@@ -222,6 +222,7 @@ class Run:
             selfplay = self.selfplay = make_backend(self.cfg, self.model, self.trainer.step, self.device,
                                                     self.log)
             clock = time.monotonic()
+            self._eval_spent = 0.0  # evaluations before the loop (catching up) are not inside it
             while self.trainer.step < tc.steps and not self.trainer.out_of_time():
                 now = time.monotonic()
                 self.trainer.seconds += now - clock - self._eval_spent  # training time only
