@@ -62,10 +62,13 @@ def main(argv: list[str] | None = None) -> None:
     except (CheckpointError, ArenaError, OSError, KeyError, ValueError) as e:
         print(f"ship: error: {e}", file=sys.stderr)
         sys.exit(2)
-    extra = {"lineage": state["lineage"]} if state.get("lineage") else {}
+    lineage = state.get("lineage")
+    if lineage and not lineage.get("ply_cap") and run.get("ply_cap"):
+        lineage = {**lineage, "ply_cap": run["ply_cap"]}  # written before lineages recorded it
+    extra = {"lineage": lineage} if lineage else {}
     target = save_checkpoint(incumbent, model, step=int(state.get("step", 0)), **extra)
     card = model_card(args.name, target, state.get("step"), vars(model.config).copy(), run, lad, eq,
-                      game_type=game_type, lineage=state.get("lineage"), replaced=replaced)
+                      game_type=game_type, lineage=lineage, replaced=replaced)
     md = write_card(args.out / net.card.name, args.out / net.model_card.name, card)
     print(f"shipped {ckpt} -> {target} ({card['bytes']} bytes); card: {md}")
 

@@ -42,6 +42,7 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
     return {"command": " ".join(["hive-train", *map(as_typed, overrides)]), "git": commit,
             "seed": config.get("seed"), "experiment": config.get("name"), "wall_minutes": minutes,
             "game_type": (config.get("env") or {}).get("game_type", "Base"),
+            "ply_cap": (config.get("env") or {}).get("ply_cap"),
             "config": {k: config[k] for k in ("model", "search", "selfplay", "train") if k in config}}
 
 
