@@ -33,11 +33,14 @@ class UnsafeCheckpointError(CheckpointError):
 
 
 def save_checkpoint(path: str | Path, model: HiveGNN, **extra: Any) -> Path:
-    """Write ``model`` (weights, config, encoding version) and ``extra`` atomically."""
+    """Write ``model`` (weights, config, encoding version) and ``extra`` atomically. The encoding
+    is the model's own when it was loaded from an older one (``model.encoding_version``), so a
+    copy of an encoding-2 network stays one."""
+    version = getattr(model, "encoding_version", None) or ENCODING_VERSION
     state = {
         "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         "model_config": vars(model.config).copy(),
-        "encoding": {"version": ENCODING_VERSION, "node_features": N_NODE_FEATURES,
+        "encoding": {"version": version, "node_features": N_NODE_FEATURES,
                      "global_features": N_GLOBAL_FEATURES},
         **extra,
     }

@@ -60,6 +60,8 @@ def encoding_2_checkpoint(tmp_path):
 def test_an_encoding_2_network_is_evaluated_on_encoding_2_observations(encoding_2_checkpoint, backend):
     model, state = load_model(encoding_2_checkpoint)
     assert state["encoding"]["version"] == 2 and model.encoding_version == 2
+    copy = save_checkpoint(encoding_2_checkpoint.with_name("copy.pt"), model)  # e.g. scripts/ship
+    assert read_checkpoint(copy)["encoding"]["version"] == 2
     games = random_games("Base", seed=8, n_games=2, max_plies=90)
     obs = observe_batch(np.stack([g.board for g in games]), MAX_LEGAL)
     logits, values = make_evaluator(model, "cpu", backend=backend)(obs)
