@@ -170,10 +170,14 @@ def test_actors_forced_onto_a_second_node_produce_the_shards(tmp_path, loopback_
     assert proc.returncode == 0, out[-3000:]
     assert f"ray: connected to {address} (2 node(s)" in out
     nodes = node_ids(address, env)
+    assert nodes["head"] != nodes["selfplay_node"]
+    for w in (0, 1):  # both actors ran there (whether both finished a shard before the run's end
+        # depends on the machine's load: the trainer needs only 320 positions)
+        assert f"ray: self-play actor {w} running on node {nodes['selfplay_node'][:12]}" in out, out[-3000:]
     by_worker = check_replay(run_dir)
-    assert set(by_worker) == {0, 1}
+    assert set(by_worker) <= {0, 1}
     where = {str(s["node_id"]) for stats in by_worker.values() for s in stats}
-    assert where == {nodes["selfplay_node"]} and nodes["head"] != nodes["selfplay_node"]
+    assert where == {nodes["selfplay_node"]}
     _, state = load_model(run_dir / "checkpoints" / "final.pt")
     assert state["step"] == 20
 
