@@ -116,8 +116,9 @@ def read_games(source: str | Path) -> list[GameRecord]:
     return [fmt.build(name, chunk) for chunk in chunks]
 
 
-def read_game(source: str | Path, index: int = 0) -> GameRecord:
+def read_game(source: str | Path, index: int = 0, first: int = 0) -> GameRecord:
     """The ``index``-th game (from 0) of a file or of record text; the others are not replayed.
+    ``first``: the number messages give the first game (1 for a command line counting from 1).
 
     Raises:
         RecordError: as :func:`read_games`, or there is no game ``index`` (it says how many there are).
@@ -126,8 +127,9 @@ def read_game(source: str | Path, index: int = 0) -> GameRecord:
     fmt, chunks = _split(name, text)
     n = len(chunks)
     if not 0 <= index < n:
-        raise RecordError(f"{name}: there is no game {index}: it holds {n} game{'s' if n != 1 else ''} "
-                          f"(0..{n - 1})")
+        games = f"{n} game{'s' if n != 1 else ''}"
+        raise RecordError(f"{name}: there is no game {index + first}: it holds {games} "
+                          f"({first}..{n - 1 + first})")
     return fmt.build(name, chunks[index])
 
 

@@ -231,3 +231,48 @@ def _judge(position: Game, move: int, result: SearchResult, row: int, scores: tu
                      best_share=round(float(visits[best] / total), 4), played_rank=order.index(played) + 1,
                      played_share=round(float(visits[played] / total), 4), drop=round(float(drop), 4),
                      mark=mark_of(drop, tactic), tactic=tactic)
+
+
+MARK_COLOURS = {"inaccuracy": "#e6b800", "mistake": "#e67300", "blunder": "#cc0000"}
+
+
+def table(review: GameReview) -> str:
+    """The review as a table for a terminal, one line a move."""
+    lines = [f"{'ply':>4}  {'move':<14}{'White':>6}  {'best (share)':<22}{'rank':>5}{'drop':>7}  mark"]
+    for p in review.plies:
+        mark = ", ".join(x for x in (p.mark, p.tactic) if x)
+        best = f"{p.best} ({100 * p.best_share:.0f}%)"
+        lines.append(f"{p.ply + 1:>4}  {p.played:<14}{100 * p.white_score:>5.0f}%  {best:<22}"
+                     f"{p.played_rank:>5}{p.drop:>7.2f}  {mark}")
+    lines.append(f"{'end':>4}  {'':<14}{100 * review.final_white_score:>5.0f}%")
+    return "\n".join(lines)
+
+
+def plot_review(review: GameReview, path: str | Path, title: str = "") -> Path:
+    """A PNG of White's expected score over the game, the marked moves as coloured dots."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no window
+    import matplotlib.pyplot as plt
+
+    scores = review.white_scores()
+    fig, ax = plt.subplots(figsize=(10, 3.6), dpi=110)
+    ax.axhline(0.5, color="#999999", lw=0.8)
+    ax.fill_between(range(len(scores)), scores, 0.5, color="#dddddd")
+    ax.plot(range(len(scores)), scores, color="#333333", lw=1.5)
+    for name, colour in MARK_COLOURS.items():
+        marked = [p for p in review.plies if p.mark == name]
+        if marked:  # the score after the marked move: where the drop shows
+            ax.scatter([p.ply + 1 for p in marked], [scores[p.ply + 1] for p in marked], color=colour,
+                       s=36, zorder=3, label=f"{name} ({len(marked)})")
+    ax.set_ylim(0, 1)
+    ax.set_xlim(0, max(1, len(scores) - 1))
+    ax.set_xlabel("ply")
+    ax.set_ylabel("White's expected score")
+    ax.set_title(title or f"review at {review.sims} simulations a position")
+    if any(p.mark for p in review.plies):
+        ax.legend(loc="upper left", fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
