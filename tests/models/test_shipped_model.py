@@ -145,7 +145,7 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
     rows = {r["opponent"]: r for r in card["ladder"]["rows"]}
     lo, hi = rows["random"]["score_95"]
     assert rows["random"]["wins"] == 3 and lo < 0.875 < hi
-    assert rows["alphabeta:depth=2"]["elo"] is None  # a score of 0: no finite Elo
+    assert rows["alphabeta:depth=2"]["elo"] == -381.7  # 0 of 4 with the prior's draw: 0.5 of 5 points
     summary = card["ladder"]["summary"]
     assert "the shipped network" in summary and str(run_dir) not in summary
     text = (out / "MODEL_CARD.md").read_text()
