@@ -7,12 +7,13 @@
 - ``executor``: games played in this process or a pool of worker processes
 - ``results``: the results directory (``config.json``, ``games.jsonl``): checked, resumed
 - ``report``: tallies, pairing tables and the results files
-- ``ratings``: scores with intervals and Elo by maximum likelihood
+- ``ratings``: one rating model for every score, Elo and likelihood-ratio interval; rated players
 - ``sprt``: the sequential probability ratio test of two players
 - ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2
+  (vs random, with a warning, when depth 2 is not a rung)
 - ``ladder_card``: a ladder's results as a section of a shipped network's model card
 - ``openings``: random or file openings, each played with colours swapped
 - ``tactics_suite``: exact tactics from game records, and how many of them players solve
-- ``plot``: Elo over checkpoints
+- ``plot``: Elo over checkpoints, with the games behind each rating; unrated players left out
 - ``cli``: the ``hive-arena`` command line
 """

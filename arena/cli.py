@@ -73,12 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _ladder_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ladder", help="one player against the fixed ladder: its Elo vs alphabeta:depth=2",
+    p = sub.add_parser("ladder", help="one player against the fixed ladder: its Elo vs alphabeta:depth=2 "
+                       "(random when --depths leaves out 2)",
                        description="PLAYER against random, greedy and alphabeta at each depth (and any "
                        "--extra opponents) with fixed settings: seed (default 0), colours alternated in "
                        f"pairs, openings {ladder.OPENINGS}, ply cap {DEFAULT_PLY_CAP}. Prints the usual "
                        "report and one line: "
-                       f"PLAYER's Elo relative to {ladder.ANCHOR} with its 95% interval and what PLAYER "
+                       f"PLAYER's Elo relative to {ladder.ANCHOR} (random, with a warning, when --depths "
+                       "leaves out 2) with its 95% interval and what PLAYER "
                        "and the anchor spent per move (seconds, simulations or nodes; every player's in "
                        "ladder.json in the results directory). Rerunning the same command resumes.")
     arg = p.add_argument
@@ -87,7 +89,8 @@ def _ladder_parser(sub: argparse._SubParsersAction) -> None:
         help="more opponents, e.g. uhp:cmd=/path/to/engine")
     arg("--depths", nargs="+", type=int, metavar="D",
         help=f"the alphabeta rungs (default {' '.join(map(str, ladder.DEPTHS))}; with --equal-time "
-             f"{' '.join(map(str, ladder.EQUAL_TIME_DEPTHS))}, as a time budget overrides the depth)")
+             f"{' '.join(map(str, ladder.EQUAL_TIME_DEPTHS))}, as a time budget overrides the depth; without "
+             f"2 the Elo is relative to random)")
     arg("--games-per-pairing", type=int, default=ladder.GAMES_PER_PAIRING,
         help=f"games per opponent, even (default {ladder.GAMES_PER_PAIRING})")
     arg("--equal-time", type=float, metavar="SECONDS",
@@ -129,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         config = config_from_args(args)  # checked as it is built
         out = args.out or default_out_dir(config)
         print(f"hive-arena {args.command}: results in {out}", flush=True)
+        if args.command == "ladder" and (note := ladder.anchor_note(config.players)):
+            print(f"hive-arena ladder: warning: {note}", file=sys.stderr, flush=True)
         if args.command == "ladder":
             report, result = ladder.run_ladder(config, out, workers=args.workers,
                                                progress=not args.no_progress)

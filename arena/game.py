@@ -14,6 +14,7 @@ from typing import Any
 
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
 from players import Budget, PlayerSpecError, make_player, search_stats
+from players.base import prepare_for
 from players.uhp_client import UhpEngineError, UhpIllegalMoveError, clip
 
 from .config import ArenaConfig, ArenaError
@@ -122,7 +123,10 @@ def check_players(config: ArenaConfig) -> list[str]:
         try:
             player = make_player(spec, seed=0)
             supported = getattr(player, "expansions", needed)  # external engines say what they play
-            player.close()
+            try:
+                prepare_for(player, config.game_type)  # a network player: one for this type
+            finally:
+                player.close()
         except PlayerSpecError as e:
             raise ArenaError(str(e)) from None
         except Exception as e:  # an engine that does not start, a missing checkpoint...

@@ -9,9 +9,10 @@ fixed rungs, with fixed settings::
     seed 0, colours alternated in pairs, openings random:4, ply cap 300, 100 games per pairing
 
 and one number as its result: the player's Elo relative to :data:`ANCHOR` (``alphabeta:depth=2``,
-or ``random`` when the rungs leave it out) with its 95% interval, printed as one line and stored
-in ``ladder.json`` beside the arena's usual results. The results directory is named by a hash of
-the settings (``arena.config.default_out_dir``), so the same command resumes.
+or ``random`` when the rungs leave it out: :func:`anchor_note` says so, and ``hive-arena ladder``
+prints it as a warning) with its 95% interval, printed as one line and stored in ``ladder.json``
+beside the arena's usual results. The results directory is named by a hash of the settings
+(``arena.config.default_out_dir``), so the same command resumes.
 
 **Equal time.** ``equal_time`` puts one time budget on every move of every player (the arena's
 ``time_s``, which overrides what the specs say): ``alphabeta`` then deepens iteratively until the
@@ -25,10 +26,13 @@ What each player really spent is measured, not assumed: the result line gives th
 player's (``per_move``; ``arena.report``).
 
 **What the interval rests on.** In a gauntlet every opponent plays only the player, so the
-games form a star: the maximum-likelihood Elo of the player relative to the anchor is fixed by
-the games against the anchor alone (the other pairings place only their own opponent), and so
-is its interval. The other rungs' scores (``ladder.json``) show where the player stands when
-it is far from the anchor.
+games form a star: in the rating model (``arena.ratings``) the player's Elo relative to the
+anchor and its likelihood-ratio interval are fixed by the games against the anchor alone (the
+other pairings place only their own opponent). The line therefore gives exactly the numbers of
+the player's pairing row against the anchor, which are also its row in the ratings table when
+the fit is anchored there; with no game against the anchor the player is unrated. The other
+rungs' scores with their intervals (``ladder.json``) show where the player stands when it is
+far from the anchor.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from hive_env.outcome import DEFAULT_PLY_CAP
 
 from .arena import run_arena
 from .config import ArenaConfig
-from .ratings import Z95
+from .ratings import PRIOR_DRAWS, PairingStats
 from .report import STAT_KEYS, ArenaReport
 
 DEPTHS = (1, 2, 3, 4)
@@ -69,6 +73,17 @@ def ladder_opponents(depths: Sequence[int] = DEPTHS, extra: Sequence[str] = ()) 
 def ladder_anchor(players: Sequence[str]) -> str:
     """:data:`ANCHOR` when it plays, else ``random``."""
     return ANCHOR if ANCHOR in players else "random"
+
+
+def anchor_note(players: Sequence[str]) -> str | None:
+    """One line when the ladder of ``players`` (the player first) is not rated against
+    :data:`ANCHOR` as promised, or its Elo is 0 by definition; None otherwise."""
+    anchor = ladder_anchor(players)
+    if anchor == players[0]:
+        return f"the player is the anchor {anchor}: its Elo vs {anchor} is 0 by definition"
+    if anchor != ANCHOR:
+        return f"{ANCHOR} is not among the rungs (add depth 2 to --depths): the Elo is relative to {anchor}"
+    return None
 
 
 def ladder_config(player: str, depths: Sequence[int] | None = None, extra: Sequence[str] = (),
@@ -99,10 +114,13 @@ def ladder_config(player: str, depths: Sequence[int] | None = None, extra: Seque
 class LadderResult:
     """The player's Elo relative to the anchor, and its score against each opponent.
 
-    ``scores`` maps each opponent spec to ``games``, ``wins``, ``draws``, ``losses`` and ``score``.
-    ``anchor_games`` are the games against the anchor (the interval rests on them). ``per_move``
-    maps every player's spec to its mean ``seconds_per_move``, ``sims_per_move`` and
-    ``nodes_per_move`` over all its games (None: unknown).
+    ``scores`` maps each opponent spec to ``games``, ``wins``, ``draws``, ``losses``, ``score``
+    and the pairing's 95% intervals (``score_lo``, ``score_hi``, ``elo``, ``elo_lo``, ``elo_hi``:
+    ``arena.ratings.pairing_stats``, None where not finite). ``anchor_games`` are the games
+    against the anchor (the interval rests on them); without any the player is unrated (NaN).
+    ``per_move`` maps every player's spec to its mean ``seconds_per_move``, ``sims_per_move`` and
+    ``nodes_per_move`` over all its games (None: unknown). ``prior_draws`` is the rating model's
+    prior, ``note`` the :func:`anchor_note` of the ladder's players.
     """
 
     player: str
@@ -116,6 +134,12 @@ class LadderResult:
     complete: bool = True
     scores: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_move: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    prior_draws: float = PRIOR_DRAWS
+    note: str | None = None
+
+    @property
+    def rated(self) -> bool:
+        return math.isfinite(self.elo)
 
     def line(self) -> str:
         """``ladder: PLAYER  Elo vs ANCHOR: +35 [-40, +110] (600 games, 100 vs ANCHOR)``, then
@@ -126,16 +150,18 @@ class LadderResult:
                  if (text := _per_move_text(self.per_move.get(spec, {})))]
         if spent:
             tail += f"; per move: {', '.join(spent)}"
-        return (f"ladder: {self.player}  Elo vs {self.anchor}: {_signed(self.elo)} "
-                f"[{_signed(self.lo)}, {_signed(self.hi)}] ({self.games} games, "
+        rating = f"{_signed(self.elo)} [{_signed(self.lo)}, {_signed(self.hi)}]" if self.rated else "unrated"
+        return (f"ladder: {self.player}  Elo vs {self.anchor}: {rating} ({self.games} games, "
                 f"{self.anchor_games} vs {self.anchor}{tail})")
 
     def to_json(self) -> dict[str, Any]:
         """The contents of ``ladder.json`` (non-finite numbers as null)."""
         return {"summary": self.line(), "player": self.player, "anchor": self.anchor,
                 "elo": _finite(self.elo), "lo": _finite(self.lo), "hi": _finite(self.hi),
-                "games": self.games, "anchor_games": self.anchor_games, "equal_time": self.equal_time,
-                "complete": self.complete, "scores": self.scores, "per_move": self.per_move}
+                "rated": self.rated, "games": self.games, "anchor_games": self.anchor_games,
+                "anchor_note": self.note, "equal_time": self.equal_time,
+                "complete": self.complete, "prior_draws": self.prior_draws, "scores": self.scores,
+                "per_move": self.per_move}
 
 
 def _per_move_text(means: dict[str, float | None]) -> str:
@@ -155,27 +181,34 @@ def _finite(x: float, digits: int = 2) -> float | None:
     return round(float(x), digits) if math.isfinite(x) else None
 
 
-def ladder_result(report: ArenaReport) -> LadderResult:
-    """The ladder's numbers from a gauntlet report of player 0, whatever its fit's anchor.
+def _score_row(st: PairingStats) -> dict[str, Any]:
+    """A pairing's counts, score and intervals for ``ladder.json`` (non-finite numbers as None)."""
+    return {"games": st.games, "wins": st.wins, "draws": st.draws, "losses": st.losses,
+            "score": _finite(st.score, 4), "score_lo": _finite(st.score_lo, 4),
+            "score_hi": _finite(st.score_hi, 4), "elo": _finite(st.elo), "elo_lo": _finite(st.elo_lo),
+            "elo_hi": _finite(st.elo_hi)}
 
-    The Elo difference to :func:`ladder_anchor` and its standard error come from the fit's
-    ratings and covariance (``var(a - b) = cov[a, a] + cov[b, b] - 2 cov[a, b]``), which do not
-    depend on the anchor the fit was made with.
-    """
-    players, fit = report.config.players, report.fit
+
+def ladder_result(report: ArenaReport) -> LadderResult:
+    """The ladder's numbers from a gauntlet report of player 0, whatever its fit's anchor: the Elo
+    and interval of the player's pairing against :func:`ladder_anchor` (module docstring: in a
+    star they are the fit's too), 0 [0, 0] when the player is the anchor."""
+    players = report.config.players
     anchor = ladder_anchor(players)
-    a = players.index(anchor)
-    elo = float(fit.elo[0] - fit.elo[a])
-    se = math.sqrt(max(float(fit.cov[0, 0] + fit.cov[a, a] - 2.0 * fit.cov[0, a]), 0.0)) if a else 0.0
-    scores = {players[j]: {"games": st.games, "wins": st.wins, "draws": st.draws, "losses": st.losses,
-                           "score": _finite(st.score, 4)}
-              for i, j, st in report.pairings if i == 0}
+    stats = {players[j]: st for i, j, st in report.pairings if i == 0}
+    scores = {spec: _score_row(st) for spec, st in stats.items()}
+    if anchor == players[0]:
+        elo = lo = hi = 0.0
+    else:
+        st = stats.get(anchor)
+        elo, lo, hi = (st.elo, st.elo_lo, st.elo_hi) if st is not None else (math.nan,) * 3
     anchor_games = scores[anchor]["games"] if anchor in scores else 0
     per_move = {players[i]: {key: _finite(value, 4 if key == "seconds_per_move" else 1)
                              for key, value in means.items()}
                 for i, means in enumerate(report.per_move)}
-    return LadderResult(players[0], anchor, elo, elo - Z95 * se, elo + Z95 * se, int(fit.games[0]),
-                        anchor_games, report.config.time_s, report.complete, scores, per_move)
+    return LadderResult(players[0], anchor, elo, lo, hi, int(report.fit.games[0]), anchor_games,
+                        report.config.time_s, report.complete, scores, per_move, report.prior_draws,
+                        anchor_note(players))
 
 
 def write_ladder(result: LadderResult, out_dir: str | Path) -> Path:
@@ -184,7 +217,7 @@ def write_ladder(result: LadderResult, out_dir: str | Path) -> Path:
 
 
 def run_ladder(config: ArenaConfig, out_dir: str | Path, workers: int = 1, progress: bool = True,
-               prior_draws: float = 1.0) -> tuple[ArenaReport, LadderResult]:
+               prior_draws: float = PRIOR_DRAWS) -> tuple[ArenaReport, LadderResult]:
     """Play (or finish) a ladder (:func:`ladder_config`) in ``out_dir``, anchored on
     :func:`ladder_anchor`; writes the arena's results and ``ladder.json``.
 
@@ -204,6 +237,7 @@ __all__ = [
     "EQUAL_TIME_DEPTHS",
     "GAMES_PER_PAIRING",
     "LadderResult",
+    "anchor_note",
     "ladder_anchor",
     "ladder_config",
     "ladder_opponents",

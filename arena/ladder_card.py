@@ -3,7 +3,8 @@
 The section says how to rerun the ladder (the ``hive-arena ladder`` command, without the
 checkpoint path of the machine it ran on), its one-line summary with the player named "the
 shipped network", and one row per rung: W/D/L, the score with its 95% interval and the player's
-Elo against that rung (null where no finite Elo exists).
+Elo against that rung with its interval (``arena.ratings.pairing_stats`` with the ladder's prior:
+the same numbers as the ladder's tables; null where not finite).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .ladder import LADDER_FILE
-from .ratings import pairing_stats
+from .ratings import PRIOR_DRAWS, pairing_stats
 
 
 def ladder_section(path: Path) -> dict[str, Any]:
@@ -39,9 +40,9 @@ def ladder_section(path: Path) -> dict[str, Any]:
 
 def ladder_rows(ladder: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per rung: counts, score with its 95% interval, Elo of the player against it."""
-    rows = []
+    rows, prior = [], ladder.get("prior_draws", PRIOR_DRAWS)
     for opponent, s in ladder["scores"].items():
-        st = pairing_stats(s["wins"], s["draws"], s["losses"])
+        st = pairing_stats(s["wins"], s["draws"], s["losses"], prior_draws=prior)
         rows.append({"opponent": opponent, "games": st.games, "wins": st.wins, "draws": st.draws,
                      "losses": st.losses, "score": round(st.score, 4),
                      "score_95": [round(st.score_lo, 4), round(st.score_hi, 4)],

@@ -1,11 +1,17 @@
 """Ratings over checkpoints, from arena results directories, as a PNG.
 
 Each results directory's ``summary.json`` (``arena.report``) lists its players' Elo with 95%
-intervals. A player whose spec has a ``ckpt=`` value ending in a number (``ckpt_00001234.pt``,
-``model-500``) is a checkpoint at that training step; players with the same spec apart from the
-step (same run folder, same ``sims``...; ``name=`` and ``device=`` aside) form one series, drawn
-as points with error bars over the step. Every other player is a baseline, drawn as a horizontal
-line with a shaded interval. Every line is named in a legend beside the axes (never on them).
+intervals and the games behind each. A player whose spec has a ``ckpt=`` value ending in a
+number (``ckpt_00001234.pt``, ``model-500``) is a checkpoint at that training step; players
+with the same spec apart from the step (same run folder, same ``sims``...; ``name=`` and
+``device=`` aside) form one series, drawn as points with error bars over the step. Every other
+player is a baseline, drawn as a horizontal line with a shaded interval. Every line is named in
+a legend beside the axes (never on them).
+
+**Games and unrated players.** Each checkpoint point is labelled with the number of games behind
+its rating (small numbers beside the point); each baseline's legend entry ends with its games
+(``greedy +419 (40 games)``). Unrated players (``rated`` false, no Elo: no games bound their Elo
+relative to the anchor, ``arena.ratings``) are not drawn; a note under the plot names them.
 
 **Copies of checkpoints.** The evaluation during training plays frozen copies:
 ``eval/frozen/ckpt_<step>_<hash>.pt`` is the checkpoint of ``<step>`` (it joins the run's
@@ -31,6 +37,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from players.base import PlayerSpecError
 from players.registry import parse_spec, short_name, short_names
@@ -43,6 +50,9 @@ _COPY = re.compile(r"^(best|final)\b|^best_", re.IGNORECASE)
 _IGNORED_KEYS = ("name", "device")
 """Spec keys that do not make another player: series are formed without them."""
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 
 @dataclass(frozen=True)
 class Rating:
@@ -53,6 +63,7 @@ class Rating:
     lo: float
     hi: float
     source: str
+    games: int = 0
 
     @property
     def width(self) -> float:
@@ -149,7 +160,8 @@ def _best_copy_step(spec: str, ledgers: dict[str, dict[str, int]]) -> tuple[str,
     return _series_key(kind, options, _run_checkpoints(run)), step
 
 
-def _read_dir(d: str | Path) -> tuple[str, dict[str, Rating]]:
+def _read_dir(d: str | Path) -> tuple[str, dict[str, Rating], list[str]]:
+    """The directory's anchor, its rated players' ratings by spec, and its unrated players."""
     path = Path(d) / "summary.json"
     try:
         summary = json.loads(path.read_text())
@@ -158,17 +170,19 @@ def _read_dir(d: str | Path) -> tuple[str, dict[str, Rating]]:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path}: not an arena summary ({e}); run or finish the arena first") from None
     ratings: dict[str, Rating] = {}
+    unrated = []
     for row in rows:
-        if row.get("elo") is None:
+        if row.get("elo") is None or row.get("rated") is False:
+            unrated.append(row.get("spec") or row["player"])
             continue
         elo = float(row["elo"])
         lo = float(row["elo_lo"]) if row.get("elo_lo") is not None else -math.inf
         hi = float(row["elo_hi"]) if row.get("elo_hi") is not None else math.inf
         spec = row.get("spec") or row["player"]
-        ratings[spec] = Rating(spec, elo, min(lo, elo), max(hi, elo), str(d))
+        ratings[spec] = Rating(spec, elo, min(lo, elo), max(hi, elo), str(d), int(row.get("games") or 0))
     if anchor in ratings:  # the anchor is exact on its own scale
         ratings[anchor] = replace(ratings[anchor], elo=0.0, lo=0.0, hi=0.0)
-    return anchor, ratings
+    return anchor, ratings, unrated
 
 
 def _shift(r: Rating, offset: float, link: float) -> Rating:
@@ -186,7 +200,8 @@ def read_ratings(dirs: list[str | Path]) -> tuple[list[Rating], list[str], list[
         ValueError: a directory without a readable ``summary.json``, or directories with another
             anchor that share no player with the rest (one line naming the anchors).
     """
-    loaded = [(str(d), *_read_dir(d)) for d in dirs]
+    read = [(str(d), *_read_dir(d)) for d in dirs]
+    loaded = [(d, anchor, ratings) for d, anchor, ratings, _ in read]
     anchors = list(dict.fromkeys(a for _, a, _ in loaded))
     notes: list[str] = []
     best: dict[str, Rating] = {}
@@ -222,6 +237,9 @@ def read_ratings(dirs: list[str | Path]) -> tuple[list[Rating], list[str], list[
             raise ValueError(f"these results directories are rated against other anchors than {scale} "
                              f"and share no rated player with the rest, so they cannot be put on one "
                              f"scale ({left}); plot them separately")
+    unrated = sorted({s for *_, left_out in read for s in left_out} - set(best))
+    if unrated:
+        notes.append(f"left out (unrated: no games bound their Elo): {', '.join(short_names(unrated))}")
     return list(best.values()), anchors, notes
 
 
@@ -270,8 +288,26 @@ def rating_plot_data(dirs: list[str | Path]) -> PlotData:
     return data
 
 
+def baseline_label(r: Rating) -> str:
+    """A baseline's legend entry: ``greedy +419 (40 games)``."""
+    return f"{short_name(r.player)} {r.elo:+.0f} ({r.games} games)"
+
+
 def plot_ratings(dirs: list[str | Path], out: str | Path = "ratings.png", title: str | None = None) -> Path:
     """Draw the ratings of ``dirs`` (module docstring) and save them as a PNG at ``out``.
+
+    Raises:
+        ValueError: see :func:`read_ratings`.
+    """
+    fig = rating_figure(dirs, title)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, format="png", bbox_inches="tight")
+    return out
+
+
+def rating_figure(dirs: list[str | Path], title: str | None = None) -> Figure:
+    """The figure :func:`plot_ratings` saves (a matplotlib ``Figure``, no pyplot).
 
     Raises:
         ValueError: see :func:`read_ratings`.
@@ -290,10 +326,12 @@ def plot_ratings(dirs: list[str | Path], out: str | Path = "ratings.png", title:
         ys = [r.elo for _, r in points]
         err = [[min(r.elo - r.lo, 1e4) for _, r in points], [min(r.hi - r.elo, 1e4) for _, r in points]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, color=colours[k % len(colours)], label=label)
+        for x, (_, r) in zip(xs, points, strict=True):
+            ax.annotate(str(r.games), (x, r.elo), textcoords="offset points", xytext=(5, 4), fontsize=7,
+                        color=colours[k % len(colours)])
     for k, r in enumerate(data.baselines):
         colour = colours[(len(data.series) + k) % len(colours)]
-        ax.axhline(r.elo, color=colour, linestyle="--", linewidth=1.2,
-                   label=f"{short_name(r.player)} {r.elo:+.0f}")
+        ax.axhline(r.elo, color=colour, linestyle="--", linewidth=1.2, label=baseline_label(r))
         if math.isfinite(r.width) and r.width > 0:
             ax.axhspan(r.lo, r.hi, color=colour, alpha=0.10, linewidth=0)
     if steps:
@@ -308,7 +346,7 @@ def plot_ratings(dirs: list[str | Path], out: str | Path = "ratings.png", title:
     else:
         ax.set_xticks([])
         ax.set_xlabel("(no checkpoint players in these results: baselines only)", fontsize=11)
-    ax.set_ylabel(f"Elo, {short_name(data.anchor)} = 0 (95% interval)", fontsize=11)
+    ax.set_ylabel(f"Elo, {short_name(data.anchor)} = 0 (95% interval; numbers: games)", fontsize=11)
     ax.tick_params(labelsize=10)
     ax.set_title(title or f"Ratings over checkpoints (anchor {short_name(data.anchor)} = 0)", fontsize=13)
     ax.grid(True, alpha=0.3)
@@ -320,7 +358,4 @@ def plot_ratings(dirs: list[str | Path], out: str | Path = "ratings.png", title:
     if data.notes:
         fig.text(0.01, 0.01, "\n".join(data.notes), fontsize=8.5, va="bottom", ha="left", wrap=True)
     fig.tight_layout(rect=(0, 0.03 * (len(data.notes) + 1) if data.notes else 0, 1, 1))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format="png", bbox_inches="tight")
-    return out
+    return fig

@@ -1,62 +1,70 @@
-"""Match statistics: scores with intervals, Elo <-> score, and maximum-likelihood Elo ratings.
+"""Match statistics: one rating model for every score, Elo and interval the arena reports.
 
 Everything here is plain numpy, no I/O, so the arena, notebooks and tests share one set of
 formulas.
 
-**Score of a pairing.** A game scores 1 (win), 1/2 (draw) or 0 (loss). Over ``n = W + D + L``
-games the score is ``s = (W + D/2) / n``. Its 95% interval is a *Wilson score interval
-extended to draws* (:func:`score_interval`): Wilson's interval solves
-``|s - p| = z * sqrt(v(p) / n)`` for the true score ``p``, with the per-game variance ``v(p)``
-taken at ``p`` rather than at ``s``. With the observed draw rate ``d = D / n`` held fixed, a game
-that scores ``p`` on average has variance ``v(p) = p(1 - p) - d/4``, so ``p`` solves::
+**The model.** A Bradley-Terry (logistic) model: player ``i`` has rating ``r_i`` (natural units;
+Elo = ``r * 400 / ln 10``) and scores against ``j`` with expectation ``p_ij = sigmoid(r_i - r_j)``.
+A game scores 1 (win), 1/2 (draw) or 0 (loss); a draw counts as half a win and half a loss, so
+with ``S_ij`` the points ``i`` scored against ``j`` the log-likelihood is
+``sum_{i != j} S_ij log p_ij``. The prior is ``c`` virtual drawn games (``prior_draws``, default
+1) added to every pairing that has played: a proper prior on each pairing's Elo difference
+(its density on the score is ``Beta(c/2, c/2)``; ``c = 1`` is Jeffreys' prior), which keeps
+perfect scores finite. Estimates are the maximum of the likelihood with the virtual draws (the
+posterior mode).
 
-    (1 + k) p**2 - (2 s + k) p + (s**2 + k d / 4) = 0,        k = z**2 / n
+**The intervals** (95%, ``z = 1.96``) are likelihood-ratio intervals of that same function: the
+values of a rating whose log-likelihood, maximized over the other players, is within
+``z**2 / 2 = 1.92`` of the maximum (the profile likelihood). They are invariant under a change
+of scale, so a pairing's score interval and its Elo interval are one interval mapped by the
+logistic function; they are asymmetric where the evidence is (a sweep is bounded from below by
+the games, from above by the prior), never of zero width, and with ``c > 0`` never infinite.
 
-    p = [(2 s + k) -/+ sqrt(k (4 s (1 - s) - d) + k**2 (1 - d))] / (2 (1 + k))
+**One pairing** (:func:`pairing_stats`): ``n = W + D + L`` games, ``S = W + D/2`` points. The
+score is the observed ``S / n``. With ``a = S + c/2`` and ``b = n - S + c/2`` the log-likelihood
+of the pairing's Elo difference is ``a log sigmoid(r) + b log sigmoid(-r)``: the estimate is
+``sigmoid(r) = a / (a + b)``, i.e. Elo = ``elo_from_score((S + c/2) / (n + c))``, and the interval
+is where that function is within 1.92 of its maximum. Two players alone, or the player and the
+anchor of a gauntlet (a star: every other pairing only places its own opponent), get exactly
+these numbers from :func:`fit_elo` too, so pairing rows, the ratings table and the ladder line
+agree. Examples with ``c = 1``: 10 draws of 10 give 50% [22.9%, 77.1%], Elo +0 [-211, +211]
+(never a zero-width interval); 12 wins of 12 give Elo +559 [+207, +1402], score [76.7%,
+99.97%] (the interval is for the true expected score, which the prior keeps below 100%: the
+observed 100% lies just above it); 1 win of 1 gives [13.8%, 99.8%]; no game gives NaN. With
+``c = 0`` a perfect score has the bound 100% (Elo ``+inf``) and the estimate ``+inf``.
 
-With no draws this is the textbook Wilson interval. Unlike the plain normal interval
-``s +/- z sqrt(var / n)`` it stays inside [0, 1] and does not collapse to a point when one side
-won every game (10 wins of 10 gives [0.722, 1]). It does collapse when *every* game was drawn
-(the draw rate is then taken as certain).
+Draws are the price of one model for pairings and ratings: a draw is treated as half a win and
+half a loss, so its variance is taken as a coin flip's (``p (1 - p)``) while it is really
+smaller (``p (1 - p) - d/4`` at draw rate ``d``); with many draws the intervals are conservative
+(wider than a trinomial win/draw/loss model would give).
 
 **Elo.** ``elo_from_score(s) = 400 log10(s / (1 - s))`` and its inverse
 ``score_from_elo(e) = 1 / (1 + 10**(-e / 400))``: the logistic Elo scale.
 
-**Ratings of many players** (:func:`fit_elo`): a Bradley-Terry (logistic) model. Player ``i`` has
-rating ``r_i`` (natural units; Elo = ``r * 400 / ln 10``) and scores against ``j`` with
-expectation ``p_ij = sigmoid(r_i - r_j)``. A draw counts as half a win and half a loss, so with
-``S_ij`` the points ``i`` scored against ``j`` and ``N_ij`` their games, the log-likelihood is::
+**Ratings of many players** (:func:`fit_elo`): the model above over all games, maximized with
+Newton's method (step halving); the anchor is fixed at 0 (ratings are defined up to a constant).
+Each rating's interval is the likelihood-ratio interval above, relative to the anchor (whose own
+is [0, 0]). ``se`` is the curvature's standard error at the estimate (the inverse observed Fisher
+information, anchor removed), for reference: for two players with ``c = 0``,
+``se(Elo) = 400 / (ln 10 * sqrt(n s (1 - s)))`` (60/20/20: +147.2, se 37.9). 60/20/20 with one
+virtual draw becomes 70.5 of 101 points, +145.6.
 
-    log L(r) = sum_{i != j} S_ij log p_ij              (S_ij + S_ji = N_ij)
+**Rated players.** A player is *rated* when its games bound its Elo relative to the anchor on at
+least one side: a chain of players, each of whom scored at least a draw against the next, leads
+from it to the anchor (a lower bound) or from the anchor to it (an upper bound). Otherwise
+nothing but the prior places it: a player with no chain of games to the anchor, or a rung that
+lost every game to a player who won every game against the anchor (its Elo would be the prior's
+guess, e.g. +0 with an interval as wide as the prior allows). Unrated players get NaN and
+``rated`` False.
 
-It is concave; Newton's method (with step halving) finds the maximum. Ratings are only defined up
-to a constant, so the anchor player is fixed at 0 and the others are solved for. The 95% interval
-of each rating is ``elo +/- 1.96 se`` with ``se`` from the inverse of the observed Fisher information
-(minus the Hessian of ``log L``, the anchor's row and column removed): it is the uncertainty of
-the rating *relative to the anchor*, whose own interval is [0, 0].
-
-Two players, ``n`` games, score ``s``: the maximum is at ``p = s``, i.e. Elo = ``elo_from_score(s)``,
-and the information is ``n s (1 - s)`` in natural units, so::
-
-    se(Elo) = 400 / (ln 10 * sqrt(n s (1 - s)))
-
-which is also what the delta method gives from ``var(s) = s (1 - s) / n`` and
-``d Elo / d s = 400 / (ln 10 s (1 - s))``. 60 wins, 20 draws, 20 losses: s = 0.7, Elo = 147.2,
-se = 37.9, interval [72.9, 221.5]. The model treats every game as a Bernoulli trial of variance
-``p (1 - p)``; draws make the true per-game variance smaller (``p (1 - p) - d/4``), so with many
-draws these intervals are conservative (wider than needed).
-
-**Perfect scores.** A player who won (or lost) every game has no finite maximum-likelihood
-rating. ``fit_elo`` therefore adds ``prior_draws`` virtual drawn games (default 1) to every pairing
-that has played: a weak prior that pulls perfect scores to a finite value (10 wins of 10 become
-10.5 of 11 points, +528.9 Elo) and moves other estimates a little (60/20/20 becomes 70.5 of 101,
-+145.6 instead of +147.2). ``prior_draws=0`` gives the pure maximum likelihood and raises
-``ValueError`` when it does not exist. Players with no path of games to the anchor get NaN.
+``prior_draws=0`` gives the pure maximum likelihood and raises ``ValueError`` when it does not
+exist (some players won or lost every game against the rest).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +73,12 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of the logistic model (173.7...)."""
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile."""
+PRIOR_DRAWS = 1.0
+"""Virtual drawn games per played pairing: the default prior of every score and rating."""
+_CAP = 1000.0
+"""Nats (173,718 Elo) beyond which an interval's bound counts as infinite."""
+_TOL = 1e-10
+"""Root finding stops when the log-likelihood is this close to its target, or the bracket this narrow."""
 
 
 # ----- score <-> Elo --------------------------------------------------------------------------
@@ -91,7 +105,9 @@ def score_from_elo(elo: float | np.ndarray) -> float | np.ndarray:
 class PairingStats:
     """One pairing seen from the first player: counts, score and Elo with 95% intervals.
 
-    Non-finite values: NaN when no game was played; Elo +/-inf for a score of 1 or 0.
+    ``score`` is the observed score, ``elo`` the model's estimate of the Elo difference (with the
+    prior), ``score_lo``/``score_hi`` and ``elo_lo``/``elo_hi`` one likelihood-ratio interval on
+    the two scales (module docstring). All NaN when no game was played.
     """
 
     wins: int
@@ -109,46 +125,110 @@ class PairingStats:
         return self.wins + self.draws + self.losses
 
 
-def score_interval(wins: int, draws: int, losses: int, z: float = Z95) -> tuple[float, float, float]:
-    """Score and its interval, Wilson's method extended to draws (see the module docstring).
+def _sigmoid(r: float) -> float:
+    """``1 / (1 + exp(-r))``, exactly 0 and 1 only at -inf and +inf."""
+    if r >= 0:
+        return 1.0 / (1.0 + math.exp(-r))
+    e = math.exp(r)
+    return e / (1.0 + e)
+
+
+def _log_lik(a: float, b: float, r: float) -> float:
+    """``a log sigmoid(r) + b log sigmoid(-r)``: a pairing's log-likelihood at Elo difference ``r`` (nats)."""
+    return -(a * float(np.logaddexp(0.0, -r)) + b * float(np.logaddexp(0.0, r)))
+
+
+def _root(f: Callable[[float], float], target: float, start: float, direction: float,
+          step: float) -> float:
+    """Where ``f`` falls to ``target`` going from ``start`` (``f(start) >= target``) in ``direction``;
+    ``direction * inf`` when it stays above beyond :data:`_CAP` nats. The bracket is widened by
+    doubling, then closed by the Illinois method (regula falsi, halving a stuck end's weight)."""
+    a, fa = start, f(start) - target
+    b = start + direction * step
+    while (fb := f(b) - target) >= 0:
+        if abs(b) > _CAP:
+            return direction * math.inf
+        step *= 2.0
+        a, fa, b = b, fb, start + direction * step
+    side = 0
+    for _ in range(200):
+        c = b - fb * (b - a) / (fb - fa)
+        fc = f(c) - target
+        if abs(fc) < _TOL or abs(b - a) < _TOL:
+            return c
+        if fc < 0:
+            b, fb, fa = c, fc, fa * (0.5 if side < 0 else 1.0)
+            side = -1
+        else:
+            a, fa, fb = c, fc, fb * (0.5 if side > 0 else 1.0)
+            side = 1
+    return c
+
+
+def _drop_interval(f: Callable[[float], float], mode: float, drop: float,
+                   step: float = 1.0) -> tuple[float, float]:
+    """The interval around the maximum ``mode`` of the concave ``f`` where ``f >= f(mode) - drop``."""
+    target = f(mode) - drop
+    return _root(f, target, mode, -1.0, step), _root(f, target, mode, 1.0, step)
+
+
+def _pairing_nats(points: float, n: int, z: float, prior_draws: float) -> tuple[float, float, float]:
+    """Estimate and interval of a pairing's Elo difference in nats (module docstring)."""
+    a, b = points + 0.5 * prior_draws, n - points + 0.5 * prior_draws
+    drop = 0.5 * z * z
+    if b == 0:  # a perfect score without a prior: log L = n log sigmoid(r), largest at +inf
+        return math.inf, -math.log(math.expm1(drop / n)), math.inf
+    if a == 0:
+        return -math.inf, -math.inf, math.log(math.expm1(drop / n))
+    mode = math.log(a / b)
+    lo, hi = _drop_interval(lambda r: _log_lik(a, b, r), mode, drop)
+    return mode, lo, hi
+
+
+def score_interval(wins: int, draws: int, losses: int, z: float = Z95,
+                   prior_draws: float = PRIOR_DRAWS) -> tuple[float, float, float]:
+    """The observed score and the likelihood-ratio interval of the true score (module docstring).
 
     Returns:
         ``(score, lo, hi)``; all NaN when there are no games.
     """
+    st = pairing_stats(wins, draws, losses, z, prior_draws)
+    return st.score, st.score_lo, st.score_hi
+
+
+def pairing_stats(wins: int, draws: int, losses: int, z: float = Z95,
+                  prior_draws: float = PRIOR_DRAWS) -> PairingStats:
+    """Counts, the observed score, and the model's Elo difference with its interval on both scales.
+
+    Args:
+        wins, draws, losses: the first player's results.
+        z: the normal quantile of the intervals (95% by default): a drop of ``z**2 / 2``.
+        prior_draws: virtual drawn games added to the pairing (as :func:`fit_elo`).
+    """
     n = wins + draws + losses
     if n <= 0:
-        return math.nan, math.nan, math.nan
-    s = (wins + 0.5 * draws) / n
-    d = draws / n
-    k = z * z / n
-    disc = k * (4.0 * s * (1.0 - s) - d) + k * k * (1.0 - d)
-    root = math.sqrt(max(disc, 0.0))
-    lo = (2.0 * s + k - root) / (2.0 * (1.0 + k))
-    hi = (2.0 * s + k + root) / (2.0 * (1.0 + k))
-    return s, min(max(lo, 0.0), s), max(min(hi, 1.0), s)
-
-
-def pairing_stats(wins: int, draws: int, losses: int, z: float = Z95) -> PairingStats:
-    """Counts, score interval (:func:`score_interval`) and the Elo difference it maps to."""
-    s, lo, hi = score_interval(wins, draws, losses, z)
-    elo, elo_lo, elo_hi = (elo_from_score(x) if not math.isnan(x) else math.nan for x in (s, lo, hi))
-    return PairingStats(wins, draws, losses, s, lo, hi, elo, elo_lo, elo_hi)
+        return PairingStats(wins, draws, losses, *([math.nan] * 6))
+    points = wins + 0.5 * draws
+    r, lo, hi = _pairing_nats(points, n, z, prior_draws)
+    return PairingStats(wins, draws, losses, points / n, _sigmoid(lo), _sigmoid(hi),
+                        r * ELO_PER_NAT, lo * ELO_PER_NAT, hi * ELO_PER_NAT)
 
 
 # ----- many players -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class EloFit:
-    """Maximum-likelihood Elo ratings (see :func:`fit_elo`). Arrays are ``[P] float64``.
+    """Elo ratings of the model with its prior (see :func:`fit_elo`). Arrays are ``[P] float64``.
 
     Attributes:
-        elo: rating relative to the anchor (0); NaN for players not connected to it.
-        se: standard error from the observed information (0 for the anchor).
-        lo, hi: the 95% interval ``elo -/+ z se``.
+        elo: rating relative to the anchor (0); NaN for unrated players.
+        se: the curvature's standard error at the estimate (0 for the anchor), for reference.
+        lo, hi: the 95% likelihood-ratio interval relative to the anchor (module docstring).
         games: real games played (virtual prior games not counted).
         points: real points scored.
-        cov: ``[P, P]`` covariance of the Elo ratings (NaN rows for unconnected players).
+        cov: ``[P, P]`` covariance of the ratings from the curvature (NaN rows for unrated players).
         anchor: index of the anchor player.
         iterations: Newton steps taken.
+        rated: ``[P] bool``, whether the games bound the player's rating (module docstring).
     """
 
     elo: np.ndarray
@@ -160,54 +240,100 @@ class EloFit:
     cov: np.ndarray
     anchor: int
     iterations: int
+    rated: np.ndarray
 
 
-def _component(games: np.ndarray, start: int) -> np.ndarray:
-    """``[P] bool``: players linked to ``start`` by a chain of played pairings."""
-    seen = np.zeros(len(games), dtype=bool)
+def _reach(edges: np.ndarray, start: int) -> np.ndarray:
+    """``[P] bool``: the players reached from ``start`` along ``edges[i, j]`` (``i`` to ``j``)."""
+    seen = np.zeros(len(edges), dtype=bool)
     seen[start] = True
     stack = [start]
     while stack:
         i = stack.pop()
-        for j in np.flatnonzero((games[i] > 0) & ~seen):
+        for j in np.flatnonzero(edges[i] & ~seen):
             seen[j] = True
             stack.append(int(j))
     return seen
 
 
-def _check_mle_exists(points: np.ndarray, games: np.ndarray, members: np.ndarray) -> None:
+def rated_players(points: np.ndarray, games: np.ndarray, anchor: int) -> np.ndarray:
+    """``[P] bool``: a chain of "scored at least a draw against" leads from the player to the
+    anchor or from the anchor to it (module docstring); the anchor is rated."""
+    scored = (np.asarray(points) > 0) & (np.asarray(games) > 0)
+    return _reach(scored, anchor) | _reach(scored.T, anchor)
+
+
+def _check_mle_exists(points: np.ndarray, members: np.ndarray) -> None:
     """Without a prior the maximum exists iff "scored against" is strongly connected."""
     idx = np.flatnonzero(members)
-    scored = (points[np.ix_(idx, idx)] > 0).astype(np.int8)
-    for graph in (scored, scored.T):
-        reach = np.zeros(len(idx), dtype=bool)
-        reach[0] = True
-        stack = [0]
-        while stack:
-            i = stack.pop()
-            for j in np.flatnonzero((graph[i] > 0) & ~reach):
-                reach[j] = True
-                stack.append(int(j))
-        if not reach.all():
-            raise ValueError("no finite maximum-likelihood ratings: some players won or lost every game "
-                             "against the rest; use prior_draws > 0")
+    scored = points[np.ix_(idx, idx)] > 0
+    if not (_reach(scored, 0).all() and _reach(scored.T, 0).all()):
+        raise ValueError("no finite maximum-likelihood ratings: some players won or lost every game "
+                         "against the rest; use prior_draws > 0")
 
 
-def fit_elo(points: np.ndarray, games: np.ndarray, anchor: int = 0, prior_draws: float = 1.0,
-            z: float = Z95, tol: float = 1e-10, max_iter: int = 100) -> EloFit:
-    """Bradley-Terry ratings by maximum likelihood, anchored at 0 (module docstring: the model).
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a^-1 b``, by least squares where ``a`` is singular (saturated pairings far out)."""
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(a, b, rcond=None)[0]
 
-    Args:
-        points: ``[P, P]`` points ``i`` scored against ``j`` (win 1, draw 1/2); zero diagonal.
-        games: ``[P, P]`` symmetric game counts; ``points + points.T == games``.
-        anchor: index of the player whose rating is 0.
-        prior_draws: virtual drawn games added to each pairing with games (0 = none).
-        z: the normal quantile of the intervals (95% by default).
-        tol: stop when the largest Newton step is below this (natural units).
-        max_iter: at most this many Newton steps.
+
+class _Model:
+    """The log-likelihood of ratings ``r`` (nats) given points and games with the virtual draws."""
+
+    def __init__(self, points: np.ndarray, games: np.ndarray):
+        self.points, self.games = points, games
+
+    def loglik(self, r: np.ndarray) -> float:
+        return float(-(self.points * np.logaddexp(0.0, -(r[:, None] - r[None, :]))).sum())
+
+    def gradient_and_information(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gradient of :meth:`loglik` and minus its Hessian."""
+        p = 0.5 * (1.0 + np.tanh(0.5 * (r[:, None] - r[None, :])))
+        w = self.games * p * p.T
+        return (self.points - self.games * p).sum(axis=1), np.diag(w.sum(axis=1)) - w
+
+    def maximize(self, r: np.ndarray, free: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, int]:
+        """Newton's method with step halving over the ``free`` ratings from ``r``; the others stay."""
+        iterations = 0
+        while len(free) and iterations < max_iter:
+            grad, info = self.gradient_and_information(r)
+            step = np.zeros_like(r)
+            step[free] = _solve(info[np.ix_(free, free)], grad[free])
+            iterations += 1
+            base, t = self.loglik(r), 1.0
+            while self.loglik(r + t * step) < base - 1e-12 and t > 1e-6:
+                t *= 0.5
+            r = r + t * step
+            if np.abs(t * step).max() < tol:
+                break
+        return r, iterations
+
+    def profile_interval(self, r: np.ndarray, free: np.ndarray, i: int, drop: float,
+                         tol: float, max_iter: int) -> tuple[float, float]:
+        """Where ``r_i``'s profile log-likelihood (the others maximized) is within ``drop`` of the
+        maximum ``r``; each try starts where the curvature says the others follow ``r_i``."""
+        rest = free[free != i]
+        info = self.gradient_and_information(r)[1]
+        follow = np.zeros_like(r)
+        follow[i] = 1.0
+        if len(rest):
+            follow[rest] = -_solve(info[np.ix_(rest, rest)], info[rest, i])
+
+        def profile(t: float) -> float:
+            return self.loglik(self.maximize(r + (t - r[i]) * follow, rest, tol, max_iter)[0])
+
+        return _drop_interval(profile, float(r[i]), drop)
+
+
+def _checked(points: np.ndarray, games: np.ndarray, anchor: int,
+             prior_draws: float) -> tuple[np.ndarray, np.ndarray]:
+    """Float copies of the tables with zero diagonals.
 
     Raises:
-        ValueError: bad shapes or values, or ``prior_draws=0`` and no finite maximum exists.
+        ValueError: bad shapes or values.
     """
     S = np.array(points, dtype=np.float64)
     N = np.array(games, dtype=np.float64)
@@ -218,48 +344,58 @@ def fit_elo(points: np.ndarray, games: np.ndarray, anchor: int = 0, prior_draws:
         raise ValueError("games must be symmetric, points + points.T == games, points >= 0, prior_draws >= 0")
     np.fill_diagonal(N, 0.0)
     np.fill_diagonal(S, 0.0)
-    members = _component(N, anchor)
-    if prior_draws == 0 and members.sum() > 1:
-        _check_mle_exists(S, N, members)
-    played = N > 0
-    S_fit = S + 0.5 * prior_draws * played
-    N_fit = N + prior_draws * played
-    free = np.flatnonzero(members & (np.arange(P) != anchor))
+    return S, N
 
-    def loglik(r: np.ndarray) -> float:
-        diff = r[:, None] - r[None, :]
-        return float(-(S_fit * np.logaddexp(0.0, -diff)).sum())
 
-    r = np.zeros(P)
-    iterations = 0
-    while True:
-        p = 1.0 / (1.0 + np.exp(-(r[:, None] - r[None, :])))
-        grad = (S_fit - N_fit * p).sum(axis=1)
-        w = N_fit * p * p.T
-        info = np.diag(w.sum(axis=1)) - w  # minus the Hessian
-        hess_free = info[np.ix_(free, free)]
-        if len(free) == 0 or iterations == max_iter:
-            break
-        iterations += 1
-        step = np.zeros(P)
-        step[free] = np.linalg.solve(hess_free, grad[free])
-        base, t = loglik(r), 1.0
-        while loglik(r + t * step) < base - 1e-12 and t > 1e-6:
-            t *= 0.5
-        r = r + t * step
-        if np.abs(t * step).max() < tol:
-            break
-
+def _covariance(info: np.ndarray, free: np.ndarray, anchor: int) -> np.ndarray:
+    """``[P, P]`` Elo covariance from the information with the anchor fixed; NaN off the component."""
+    P = len(info)
     cov = np.full((P, P), np.nan)
     cov[anchor, anchor] = 0.0
     if len(free):
-        inv = np.linalg.inv(hess_free) * ELO_PER_NAT**2
-        cov[np.ix_(free, free)] = inv
+        cov[np.ix_(free, free)] = np.linalg.inv(info[np.ix_(free, free)]) * ELO_PER_NAT**2
         cov[anchor, free] = cov[free, anchor] = 0.0
-    elo = np.where(members, r * ELO_PER_NAT, np.nan)
-    se = np.sqrt(np.diag(cov))
-    return EloFit(elo=elo, se=se, lo=elo - z * se, hi=elo + z * se, games=N.sum(axis=1),
-                  points=S.sum(axis=1), cov=cov, anchor=anchor, iterations=iterations)
+    return cov
+
+
+def fit_elo(points: np.ndarray, games: np.ndarray, anchor: int = 0, prior_draws: float = PRIOR_DRAWS,
+            z: float = Z95, tol: float = 1e-10, max_iter: int = 100) -> EloFit:
+    """Bradley-Terry ratings with ``prior_draws`` virtual draws per pairing, anchored at 0, with
+    likelihood-ratio intervals (module docstring: the model).
+
+    Args:
+        points: ``[P, P]`` points ``i`` scored against ``j`` (win 1, draw 1/2); zero diagonal.
+        games: ``[P, P]`` symmetric game counts; ``points + points.T == games``.
+        anchor: index of the player whose rating is 0.
+        prior_draws: virtual drawn games added to each pairing with games (0 = none).
+        z: the normal quantile of the intervals (95% by default): a drop of ``z**2 / 2``.
+        tol: stop when the largest Newton step is below this (natural units).
+        max_iter: at most this many Newton steps.
+
+    Raises:
+        ValueError: bad shapes or values, or ``prior_draws=0`` and no finite maximum exists.
+    """
+    S, N = _checked(points, games, anchor, prior_draws)
+    P = len(S)
+    members = _reach(N > 0, anchor)
+    if prior_draws == 0 and members.sum() > 1:
+        _check_mle_exists(S, members)
+    played = N > 0
+    model = _Model(S + 0.5 * prior_draws * played, N + prior_draws * played)
+    free = np.flatnonzero(members & (np.arange(P) != anchor))
+    r, iterations = model.maximize(np.zeros(P), free, tol, max_iter)
+    cov = _covariance(model.gradient_and_information(r)[1], free, anchor)
+    rated = rated_players(S, N, anchor)
+    lo, hi = np.full(P, np.nan), np.full(P, np.nan)
+    lo[anchor] = hi[anchor] = 0.0
+    for i in free[rated[free]]:
+        bounds = model.profile_interval(r, free, int(i), 0.5 * z * z, tol, max_iter)
+        lo[i], hi[i] = (b * ELO_PER_NAT for b in bounds)
+    cov[~rated] = np.nan
+    cov[:, ~rated] = np.nan
+    return EloFit(elo=np.where(rated, r * ELO_PER_NAT, np.nan), se=np.sqrt(np.diag(cov)), lo=lo, hi=hi,
+                  games=N.sum(axis=1), points=S.sum(axis=1), cov=cov, anchor=anchor, iterations=iterations,
+                  rated=rated)
 
 
 def tally(n_players: int, results: list[tuple[int, int, float]]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,14 @@
 """Arena reports: running tallies, ratings tables, CSV/JSON files and the printed summary.
 
 Split from the playing of games (``arena.arena`` and the modules it calls): everything here turns a
-list of game records into :class:`ArenaReport` tables (``arena.ratings``: Wilson score
-intervals with draws, maximum-likelihood Elo) and writes or prints them.
+list of game records into :class:`ArenaReport` tables (``arena.ratings``: one rating model, its
+estimates and likelihood-ratio intervals for every pairing and player) and writes or prints them.
+
+**Counts and unrated players.** Every printed score carries its game count (``62.5% of 40``); a
+pairing without games has no interval (``-`` printed, empty in the CSVs, null in ``summary.json``).
+Players whose games do not bound their Elo relative to the anchor (``arena.ratings``: rated
+players) are *unrated*: ``rated`` false, no rank and no Elo (``unrated`` printed, null in
+``summary.json``), listed after the ranked players.
 
 **Time per move.** Each record keeps every move's seconds (measured around ``choose``) and the
 mover's search statistics (``players.base.search_stats``: ``sims``, ``nodes``); the tables give
@@ -34,7 +40,7 @@ from hive_env.files import write_atomic
 from players.registry import short_names
 
 from .config import ArenaConfig
-from .ratings import EloFit, PairingStats, fit_elo, pairing_stats, tally
+from .ratings import PRIOR_DRAWS, EloFit, PairingStats, fit_elo, pairing_stats, tally
 
 
 # ----- tallies and report -------------------------------------------------------------------
@@ -61,6 +67,8 @@ class ArenaReport:
     llr: float = 0.0
     decision: str | None = None
     decided_after: int = 0
+    prior_draws: float = PRIOR_DRAWS
+    """The rating model's virtual draws per pairing, in the pairings and the fit alike."""
 
     @property
     def games_done(self) -> int:
@@ -195,12 +203,13 @@ def per_move_means(n: int, records: list[dict[str, Any]]
 
 
 def build_report(config: ArenaConfig, out_dir: Path, anchor: int, records: list[dict[str, Any]],
-                 games_total: int, prior_draws: float = 1.0) -> ArenaReport:
-    """Tables and ratings from the records so far."""
+                 games_total: int, prior_draws: float = PRIOR_DRAWS) -> ArenaReport:
+    """Tables and ratings from the records so far, pairings and ratings with one prior."""
     n = len(config.players)
     counts = Tally(config, records)
-    report = ArenaReport(config, out_dir, anchor, records, games_total, complete=False)
-    report.pairings = [(i, j, pairing_stats(*(int(x) for x in counts.wdl[i, j])))
+    report = ArenaReport(config, out_dir, anchor, records, games_total, complete=False,
+                         prior_draws=prior_draws)
+    report.pairings = [(i, j, pairing_stats(*(int(x) for x in counts.wdl[i, j]), prior_draws=prior_draws))
                        for i, j in config.pairings()]
     points, games = tally(n, [(r["white_index"], r["black_index"], r["white_score"]) for r in records])
     report.fit = fit_elo(points, games, anchor=anchor, prior_draws=prior_draws)
@@ -219,16 +228,19 @@ def _json_num(x: float) -> float | None:
 
 
 def rating_rows(report: ArenaReport) -> list[dict[str, Any]]:
-    """One row per player, best first (unrated players last); ``player`` is the short name."""
+    """One row per player, best first; unrated players last, without a rank (None) or an Elo
+    (NaN). ``player`` is the short name."""
     fit, players, names = report.fit, report.config.players, report.names
-    order = sorted(range(len(players)), key=lambda i: (math.isnan(fit.elo[i]), -np.nan_to_num(fit.elo[i])))
+    rated = [bool(fit.rated[i]) for i in range(len(players))]
+    order = sorted(range(len(players)), key=lambda i: (not rated[i], -np.nan_to_num(fit.elo[i])))
     rows = []
     for rank, i in enumerate(order, start=1):
         g = int(fit.games[i])
-        rows.append({"rank": rank, "player": names[i], "elo": fit.elo[i], "elo_lo": fit.lo[i],
-                     "elo_hi": fit.hi[i], "se": fit.se[i], "games": g, "points": float(fit.points[i]),
-                     "score": fit.points[i] / g if g else math.nan, "anchor": i == report.anchor,
-                     "spec": players[i], **_means(report.per_move, i)})
+        rows.append({"rank": rank if rated[i] else None, "player": names[i], "elo": fit.elo[i],
+                     "elo_lo": fit.lo[i], "elo_hi": fit.hi[i], "se": fit.se[i], "games": g,
+                     "points": float(fit.points[i]), "score": fit.points[i] / g if g else math.nan,
+                     "anchor": i == report.anchor, "rated": rated[i], "spec": players[i],
+                     **_means(report.per_move, i)})
     return rows
 
 
@@ -266,15 +278,20 @@ _MEAN_FORMATS = {"seconds_per_move": ".6f", "sims_per_move": ".1f", "nodes_per_m
 _FLOATS = {"elo": ".2f", "elo_lo": ".2f", "elo_hi": ".2f", "se": ".2f", "score": ".4f", "score_lo": ".4f",
            "score_hi": ".4f", "points": "g", **_MEAN_FORMATS,
            **{f"opponent_{k}": f for k, f in _MEAN_FORMATS.items()}}
-RATING_MODEL = ("Bradley-Terry (logistic Elo) by maximum likelihood, a draw counted as half a win and "
-                "half a loss, {prior} virtual draw(s) per played pairing as a prior; 95% intervals from "
-                "the observed information, relative to the anchor")
-SCORE_INTERVAL = "Wilson score interval extended to draws (95%)"
+RATING_MODEL = ("Bradley-Terry (logistic Elo), a draw counted as half a win and half a loss, {prior} "
+                "virtual draw(s) per played pairing as a prior; estimates: the maximum; 95% intervals: "
+                "likelihood ratio (profile), relative to the anchor; unrated: no chain of games bounds the "
+                "Elo relative to the anchor")
+SCORE_INTERVAL = ("the pairing's Elo interval of the rating model (95% likelihood ratio, {prior} virtual "
+                  "draw(s)) on the score scale")
 
 
-def write_report(report: ArenaReport, prior_draws: float = 1.0) -> None:
-    """``pairings.csv``, ``ratings.csv`` and ``summary.json`` in the results directory, atomically."""
+def write_report(report: ArenaReport, prior_draws: float | None = None) -> None:
+    """``pairings.csv``, ``ratings.csv`` and ``summary.json`` in the results directory, atomically
+    (``prior_draws``: the report's own when None)."""
     out = report.out_dir
+    prior_draws = report.prior_draws if prior_draws is None else prior_draws
+    prior = _num(prior_draws, "g")
     ratings, pairings = rating_rows(report), pairing_rows(report)
     write_atomic(out / "pairings.csv", _csv(pairings, _FLOATS))
     write_atomic(out / "ratings.csv", _csv(ratings, _FLOATS))
@@ -285,7 +302,8 @@ def write_report(report: ArenaReport, prior_draws: float = 1.0) -> None:
         "settings": report.config.settings(), "anchor": report.config.players[report.anchor],
         "anchor_name": report.names[report.anchor],
         "games_done": report.games_done, "games_total": report.games_total, "complete": report.complete,
-        "rating_model": RATING_MODEL.format(prior=_num(prior_draws, "g")), "score_interval": SCORE_INTERVAL,
+        "rating_model": RATING_MODEL.format(prior=prior), "prior_draws": prior_draws,
+        "score_interval": SCORE_INTERVAL.format(prior=prior),
         "ratings": clean(ratings), "pairings": clean(pairings),
     }
     if report.config.mode == "sprt":
@@ -308,7 +326,13 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 2) -> str:
 
 
 def _interval(lo: float, hi: float, fmt: str) -> str:
-    return "" if math.isnan(lo) else f"[{_num(lo, fmt)}, {_num(hi, fmt)}]"
+    """``[lo, hi]``, or ``-`` without one (no games, unrated)."""
+    return "-" if math.isnan(lo) else f"[{_num(lo, fmt)}, {_num(hi, fmt)}]"
+
+
+def score_text(score: float, games: int) -> str:
+    """A score with its game count: ``62.5% of 40``, ``- of 0``."""
+    return f"{_num(100 * score, '.1f') if games else '-'}{'%' if games else ''} of {games}"
 
 
 def sprt_verdict(report: ArenaReport) -> str:
@@ -330,6 +354,29 @@ _SHOWN = {"seconds_per_move": ".4f", "sims_per_move": ".0f", "nodes_per_move": "
 """Printed tables: the per-move columns' headers and formats (a column only when some value is known)."""
 
 
+def _ratings_table(report: ArenaReport) -> str:
+    """Rank, Elo and interval (``unrated`` and ``-`` for unrated players), score of games, per move."""
+    ratings = rating_rows(report)
+    shown = [k for k in MEAN_KEYS if any(math.isfinite(r[k]) for r in ratings)]
+    rows = [[str(r["rank"] or "-"), r["player"], _num(r["elo"], "+.0f") if r["rated"] else "unrated",
+             "anchor" if r["anchor"] else _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
+             score_text(r["score"], r["games"]), *(_num(r[k], _SHOWN[k]) for k in shown)] for r in ratings]
+    return _table(["rank", "player", "Elo", "95% interval", "score", *(_HEADERS[k] for k in shown)], rows)
+
+
+def _pairings_table(report: ArenaReport) -> str:
+    """W/D/L, score of games with its interval, Elo with its interval, both sides' seconds a move."""
+    pairings = pairing_rows(report)
+    timed = any(math.isfinite(r["seconds_per_move"]) for r in pairings)
+    rows = [[r["player"], r["opponent"], str(r["wins"]), str(r["draws"]), str(r["losses"]),
+             score_text(r["score"], r["games"]), _interval(100 * r["score_lo"], 100 * r["score_hi"], ".1f"),
+             _num(r["elo"], "+.0f") or "-", _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
+             *(_num(r[k], ".4f") for k in ("seconds_per_move", "opponent_seconds_per_move") if timed)]
+            for r in pairings]
+    return _table(["player", "opponent", "W", "D", "L", "score", "95% interval", "Elo", "95% interval",
+                   *(("s/move", "opp s/move") if timed else ())], rows)
+
+
 def format_report(report: ArenaReport) -> str:
     """The tables as text, for the terminal."""
     c, names = report.config, report.names
@@ -338,26 +385,10 @@ def format_report(report: ArenaReport) -> str:
     named = [f"  {n} = {spec}" for n, spec in zip(names, c.players, strict=True) if n != spec]
     if named:
         out += ["Players", *named, ""]
-    ratings = rating_rows(report)
-    shown = [k for k in MEAN_KEYS if any(math.isfinite(r[k]) for r in ratings)]
-    out.append(f"Elo (maximum likelihood, 95% interval), anchor {names[report.anchor]} = 0")
-    rows = [[str(r["rank"]), r["player"], _num(r["elo"], "+.0f"),
-             "anchor" if r["anchor"] else _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
-             str(r["games"]), _num(100 * r["score"], ".1f") + ("%" if r["games"] else ""),
-             *(_num(r[k], _SHOWN[k]) for k in shown)] for r in ratings]
-    out += [_table(["rank", "player", "Elo", "95% interval", "games", "score", *(_HEADERS[k] for k in shown)],
-                   rows), ""]
-    out.append("Pairings (from the first player's side; score 95% interval: Wilson with draws)")
-    pairings = pairing_rows(report)
-    timed = any(math.isfinite(r["seconds_per_move"]) for r in pairings)
-    rows = [[r["player"], r["opponent"], str(r["games"]), str(r["wins"]), str(r["draws"]), str(r["losses"]),
-             _num(100 * r["score"], ".1f") + ("%" if r["games"] else ""),
-             _interval(100 * r["score_lo"], 100 * r["score_hi"], ".1f"), _num(r["elo"], "+.0f"),
-             _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
-             *(_num(r[k], ".4f") for k in ("seconds_per_move", "opponent_seconds_per_move") if timed)]
-            for r in pairings]
-    out.append(_table(["player", "opponent", "games", "W", "D", "L", "score", "95% interval", "Elo",
-                       "95% interval", *(("s/move", "opp s/move") if timed else ())], rows))
+    out += [f"Elo (maximum likelihood with the prior, 95% interval: likelihood ratio), anchor "
+            f"{names[report.anchor]} = 0", _ratings_table(report), ""]
+    out += ["Pairings (from the first player's side; score and Elo: one 95% interval of the rating model)",
+            _pairings_table(report)]
     if c.mode == "sprt":
         out += ["", sprt_verdict(report)]
     return "\n".join(out)

@@ -91,10 +91,12 @@ index  name              meaning
 2      OPP_QUEEN         opponent queen in play
 3      QUEEN_DUE         own queen must be placed now (fourth turn, still in reserve)
 4      FIRST_TURN        own first turn (the queen may not be placed yet)
-5      TURN              turn number / 50 (turn = ply // 2 + 1)
-6      CLOCK             min(ply / DEFAULT_PLY_CAP, 1): a bounded game clock, the same
+5      TURN              min(turn, TURN_HORIZON) / TURN_HORIZON, turn = ply // 2 + 1: the
+                         same for both colours at the same turn, bounded, and the same
                          with or without a ply cap (the cap is a training device: play
                          has none, so the network must not see it)
+6      UNUSED            0 (a clock in plies until encoding 2: it told whose turn it is
+                         beside feature 0; the slot keeps networks' shapes)
 7      OWN_QUEEN_FREE    empty hexes around own queen / 6 (0 if not in play)
 8      OPP_QUEEN_FREE    empty hexes around opponent queen / 6 (0 if not in play)
 9      OWN_RESERVE       own tiles in reserve / (n/2)
@@ -135,7 +137,7 @@ from .board import (
 )
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
-from .outcome import DEFAULT_PLY_CAP, queen_pressure
+from .outcome import queen_pressure
 from .pieces import (
     BUG_COUNT,
     BUG_FIRST_SLOT,
@@ -152,8 +154,15 @@ from .pinned import articulation_hexes
 from .rules import MAX_MOVES, generate_moves
 from .symmetry import DIR_MAPS, HEX_MAPS
 
-ENCODING_VERSION = 2
-"""Bump when observation features or action ids change meaning (old checkpoints are refused)."""
+ENCODING_VERSION = 3
+"""Bump when observation features or action ids change meaning (old checkpoints are refused,
+except those :data:`ADAPTED_VERSIONS` names)."""
+ADAPTED_VERSIONS = {2: "global features 5 (turn / 50, unbounded) and 6 (min(ply / 300, 1))"}
+"""Older encodings whose observations follow exactly from this one's (``search.network.adapt_obs``):
+networks of these versions still play, and a run may start from them (their clock features
+relearnt). 2 -> 3: the clock features (module docstring)."""
+TURN_HORIZON = 150
+"""Turns after which ``GF_TURN`` saturates: the 300-ply cap of play is 150 turns."""
 MAX_LEGAL = 512
 NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
 
@@ -188,7 +197,7 @@ GF_OPP_QUEEN = 2
 GF_QUEEN_DUE = 3
 GF_FIRST_TURN = 4
 GF_TURN = 5
-GF_CLOCK = 6
+GF_UNUSED = 6
 GF_OWN_QUEEN_FREE = 7
 GF_OPP_QUEEN_FREE = 8
 GF_OWN_RESERVE = 9
@@ -588,8 +597,7 @@ def _global_features(board, gf, reserve_own, reserve_opp):
     gf[GF_OPP_QUEEN] = 1.0 if q_opp >= 0 else 0.0
     gf[GF_QUEEN_DUE] = 1.0 if q_own < 0 and turn == 4 else 0.0
     gf[GF_FIRST_TURN] = 1.0 if turn == 1 else 0.0
-    gf[GF_TURN] = turn / 50.0
-    gf[GF_CLOCK] = min(ply / DEFAULT_PLY_CAP, 1.0)
+    gf[GF_TURN] = min(turn, TURN_HORIZON) / TURN_HORIZON
     gf[GF_OWN_QUEEN_FREE] = _queen_free(board, me)
     gf[GF_OPP_QUEEN_FREE] = _queen_free(board, 1 - me)
     gf[GF_OWN_RESERVE] = reserve_own / half

@@ -1,7 +1,9 @@
-"""Atomic file writes: readers never see half a file, and a crash leaves the old one intact."""
+"""Atomic file writes (readers never see half a file, and a crash leaves the old one intact) and
+file hashes."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -48,3 +50,12 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
         with atomic_open(path, "wb") as f:
             f.write(data)
     return Path(path)
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes (hex): how a checkpoint is named across machines."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -135,6 +135,10 @@ class HiveGNN(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
+        self.encoding_version: int | None = None
+        """The observation encoding its weights were trained on, when older than the code's
+        (set by ``search.checkpoint.load_model``; ``search.network`` adapts observations to it);
+        None: the code's."""
         w = config.width
         self.embed_node = nn.Linear(config.node_features, w)
         self.embed_global = nn.Linear(config.global_features, w)

@@ -69,6 +69,19 @@ class PlayerSpecError(ValueError):
     """A player spec string that names an unknown kind, key or a bad value."""
 
 
+def prepare_for(player: object, game_type: str) -> None:
+    """Tell ``player`` the game type of its next game when it asks to know (an optional
+    ``prepare(game_type)`` method: the ``alphazero`` player loads the network shipped for that
+    type), so that a type it cannot play is refused before the game, not in it.
+
+    Raises:
+        PlayerSpecError: the player cannot play ``game_type``.
+    """
+    prepare = getattr(player, "prepare", None)
+    if callable(prepare):
+        prepare(game_type)
+
+
 def check_in_progress(game: Game) -> None:
     """Raise ``ValueError`` when ``game`` is over: there is no move to choose."""
     if game.is_over:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 from hive_env import Game, HiveError
 
-from .base import Budget, Player, PlayerSpecError
+from .base import Budget, Player, PlayerSpecError, prepare_for
 from .registry import accepts_option, kinds_without_required_params, make_player, with_option
 
 ENGINE_ID = "id hive-zero v0.1.0"
@@ -176,6 +176,10 @@ class UhpEngine:
         if game.is_over:
             raise CommandError(f"the game is over ({game.state})")
         player = self._current_player()
+        try:
+            prepare_for(player, game.game_type)
+        except PlayerSpecError as e:
+            raise CommandError(str(e)) from None
         cap = float(self.options["MaxTime"].value)  # type: ignore[arg-type]
         if budget is None:
             budget = getattr(player, "default_budget", None) or Budget()

@@ -17,6 +17,7 @@ import time
 from hive_env import GAME_TYPES, Game, HiveError
 from hive_env.records import read_record, write_record
 from players import PlayerSpecError, make_player
+from players.base import prepare_for
 from players.terminal import Session
 
 
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         game = read_record(args.start) if args.start else Game(args.game_type)
         opponent = make_player(args.opponent, args.seed)
+        prepare_for(opponent, game.game_type)  # the network of this game's type, or a refusal now
     except (HiveError, PlayerSpecError) as e:
         print(f"hive-play: error: {e}", file=sys.stderr)
         return 2

@@ -1,13 +1,17 @@
-"""Ship a trained network with the package: ``models/shipped/base.pt`` and its model card.
+"""Ship a trained network with the package (``models/shipped``: one per game type) and its card.
 
-    python -m scripts.ship --run-dir RUN --ladder LADDER_DIR [--equal-time LADDER_DIR] [--ckpt PATH]
+    python -m scripts.ship --run-dir RUN --ladder LADDER_DIR [--vs-shipped MATCH_DIR]
+        [--equal-time LADDER_DIR] [--ckpt PATH] [--game-type TYPE] [--name NAME]
 
 The checkpoint (default ``RUN/checkpoints/final.pt``) is copied with its weights, model config,
-encoding version and step only (no optimiser, no replay bookkeeping: a few hundred KB). The
-card is built from the run directory and the ladder results, never typed by hand
-(``training.model_card``, ``arena.ladder_card``): ``card.json`` holds the command, git commit,
-seed, steps, wall time, machine and the ladder (each rung's W/D/L, score with its 95% interval
-and Elo); ``MODEL_CARD.md`` says the same for people.
+encoding version, step and lineage only (no optimiser, no replay bookkeeping: a few hundred KB)
+to the file of its game type (``models.shipped.NETWORKS``; the type is the run's
+``env.game_type`` unless given). A network already shipped for that type is replaced only by a
+candidate that beat it head to head (``arena.head_to_head``: an SPRT that accepted H1, or at
+least 200 games won on points, 64 simulations a move, openings random:4): ``--vs-shipped`` names
+that match's results directory; without it, ship refuses and prints the command that plays it.
+The card is built from the run directory, the checkpoint's lineage, that match and the ladder
+results, never typed by hand (``training.model_card``, ``arena.ladder_card``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from arena.config import ArenaError
+from arena.head_to_head import head_to_head, match_command
 from arena.ladder_card import ladder_section
 from models import shipped
 from training.model_card import model_card, run_facts, write_card
@@ -27,6 +33,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ckpt", type=Path, help="checkpoint to ship (default RUN/checkpoints/final.pt)")
     parser.add_argument("--ladder", type=Path, required=True, help="results directory of its ladder")
     parser.add_argument("--equal-time", type=Path, help="results directory of its equal-time ladder")
+    parser.add_argument("--vs-shipped", type=Path, help="results directory of its match against the "
+                        "network shipped now for its game type (needed when there is one)")
+    parser.add_argument("--game-type", choices=sorted(shipped.NETWORKS), help="default: the run's")
     parser.add_argument("--name", default="hive-zero base (cpu)", help="the model's name on its card")
     parser.add_argument("--out", type=Path, default=shipped.HERE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -36,15 +45,32 @@ def main(argv: list[str] | None = None) -> None:
     try:
         model, state = load_model(ckpt)
         run = run_facts(args.run_dir)
+        game_type = args.game_type or run["game_type"]
+        if game_type not in shipped.NETWORKS:
+            raise ValueError(f"no network is shipped for {game_type} (one of {', '.join(shipped.NETWORKS)})")
+        net = shipped.NETWORKS[game_type]
+        incumbent = args.out / net.checkpoint.name
+        replaced = None
+        if incumbent.is_file():
+            if args.vs_shipped is None:
+                raise ValueError(f"a {game_type} network is shipped: the candidate must beat it first; play "
+                                 f"{match_command(ckpt, incumbent, game_type)} and pass --vs-shipped "
+                                 "runs/head_to_head")
+            replaced = head_to_head(args.vs_shipped, ckpt, incumbent, game_type)
         lad = ladder_section(args.ladder)
         eq = ladder_section(args.equal_time) if args.equal_time else None
-    except (CheckpointError, OSError, KeyError, ValueError) as e:
+    except (CheckpointError, ArenaError, OSError, KeyError, ValueError) as e:
         print(f"ship: error: {e}", file=sys.stderr)
         sys.exit(2)
-    target = save_checkpoint(args.out / "base.pt", model, step=int(state.get("step", 0)))
-    card = model_card(args.name, target, state.get("step"), vars(model.config).copy(), run, lad, eq)
-    write_card(args.out, card)
-    print(f"shipped {ckpt} -> {target} ({card['bytes']} bytes); card: {args.out / 'MODEL_CARD.md'}")
+    lineage = state.get("lineage")
+    if lineage and not lineage.get("ply_cap") and run.get("ply_cap"):
+        lineage = {**lineage, "ply_cap": run["ply_cap"]}  # written before lineages recorded it
+    extra = {"lineage": lineage} if lineage else {}
+    target = save_checkpoint(incumbent, model, step=int(state.get("step", 0)), **extra)
+    card = model_card(args.name, target, state.get("step"), vars(model.config).copy(), run, lad, eq,
+                      game_type=game_type, lineage=lineage, replaced=replaced)
+    md = write_card(args.out / net.card.name, args.out / net.model_card.name, card)
+    print(f"shipped {ckpt} -> {target} ({card['bytes']} bytes); card: {md}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
 Spec: ``alphazero[:ckpt=PATH][,sims=N][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
-[,backend=auto|torch|numba|onnx]``; without ``ckpt`` the network shipped with the package
-(``models.shipped``, its card in ``models/shipped/MODEL_CARD.md``). ``leaves``: leaves per
+[,backend=auto|torch|numba|onnx]``; without ``ckpt`` the network shipped with the package for
+the game's type (``models.shipped``: Base's until a game of another type comes, through
+:meth:`AlphaZeroPlayer.prepare` or ``choose``; a type with none is a :class:`PlayerSpecError`).
+``leaves``: leaves per
 network call within the tree (virtual loss; :data:`DEFAULT_LEAVES`); ``backend``: the inference
 backend (``search.network.BACKENDS``; ``auto`` = the fastest the tests prove equal to torch).
 
@@ -36,6 +38,7 @@ No root noise: this is play, not self-play.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -101,10 +104,11 @@ class AlphaZeroPlayer:
         self.device = pick_device(device)
         if self.device.type == "cpu":
             torch.set_num_threads(1)  # small batches: more threads only spin (and stall under load)
-        self.model, state = load_model(shipped.CHECKPOINT if ckpt is None else ckpt, self.device)
-        self.step = state.get("step")
-        self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda",
-                                       backend=backend)
+        self.ckpt = ckpt
+        self.backend = backend
+        self.game_type: str | None = None if ckpt is not None else "Base"
+        """The game type whose shipped network is loaded (None: ``ckpt`` given, any type)."""
+        self._load(shipped.CHECKPOINT if ckpt is None else ckpt)
         self.sims = sims
         self.default_budget = Budget(sims=sims)
         self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
@@ -120,6 +124,32 @@ class AlphaZeroPlayer:
         self._keep = kept_config(self.config, sims)
         self._mcts: BatchedMCTS | None = None
         self._warm_up()
+
+    def _load(self, path: str | Path) -> None:
+        """The network of ``path`` and its evaluator (a kept tree of another network is dropped)."""
+        self.model, state = load_model(path, self.device)
+        self.step = state.get("step")
+        self.trained_ply_cap = int((state.get("lineage") or {}).get("ply_cap") or 0) or None
+        """The ply cap of the self-play games the network learnt from (None: not recorded)."""
+        self._past_cap_warned = False
+        self.evaluate = make_evaluator(self.model, self.device, bf16=self.device.type == "cuda",
+                                       backend=self.backend)
+        self._mcts = None
+
+    def prepare(self, game_type: str) -> None:
+        """Before a game of ``game_type``: without ``ckpt=``, load the network shipped for it.
+
+        Raises:
+            PlayerSpecError: no network is shipped for that type (one line).
+        """
+        if self.ckpt is not None or game_type == self.game_type:
+            return
+        try:
+            network = shipped.network(game_type)
+        except shipped.NoShippedNetworkError as e:
+            raise PlayerSpecError(f"player 'alphazero': {e}") from None
+        self._load(network.checkpoint)
+        self.game_type = game_type
 
     def _warm_up(self) -> None:
         """Search the empty board once now (a few milliseconds once the kernels are cached), so
@@ -176,6 +206,11 @@ class AlphaZeroPlayer:
 
     def choose(self, game: Game, budget: Budget | None = None) -> int:
         check_in_progress(game)
+        self.prepare(game.game_type)
+        if self.trained_ply_cap and game.ply >= self.trained_ply_cap and not self._past_cap_warned:
+            self._past_cap_warned = True
+            warnings.warn(f"{self.name}: ply {game.ply} is past the ply cap of the games its network learnt "
+                          f"from ({self.trained_ply_cap}): its values here are extrapolated", stacklevel=2)
         start = self.clock()
         sims: int | None = self.sims
         time_s = budget.time_s if budget is not None else None

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from hive_env.encode import ENCODING_VERSION, N_GLOBAL_FEATURES, N_NODE_FEATURES
+from hive_env.encode import ADAPTED_VERSIONS, ENCODING_VERSION, N_GLOBAL_FEATURES, N_NODE_FEATURES
 from hive_env.files import write_atomic
 from models.gnn import HiveGNN, ModelConfig
 
@@ -33,11 +33,14 @@ class UnsafeCheckpointError(CheckpointError):
 
 
 def save_checkpoint(path: str | Path, model: HiveGNN, **extra: Any) -> Path:
-    """Write ``model`` (weights, config, encoding version) and ``extra`` atomically."""
+    """Write ``model`` (weights, config, encoding version) and ``extra`` atomically. The encoding
+    is the model's own when it was loaded from an older one (``model.encoding_version``), so a
+    copy of an encoding-2 network stays one."""
+    version = getattr(model, "encoding_version", None) or ENCODING_VERSION
     state = {
         "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         "model_config": vars(model.config).copy(),
-        "encoding": {"version": ENCODING_VERSION, "node_features": N_NODE_FEATURES,
+        "encoding": {"version": version, "node_features": N_NODE_FEATURES,
                      "global_features": N_GLOBAL_FEATURES},
         **extra,
     }
@@ -53,6 +56,9 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     which builds only tensors and plain containers (a crafted file that would run code is
     refused), after the zip archive's CRCs are checked (flipped bytes are refused instead of
     loading as silently corrupt weights).
+
+    An older encoding version that this code's observations adapt to exactly
+    (``hive_env.encode.ADAPTED_VERSIONS``) is read; any other is refused.
 
     Raises:
         CheckpointError: missing, damaged, not a checkpoint, unsafe, or another encoding version.
@@ -79,8 +85,8 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if not isinstance(state, dict) or "model" not in state or "model_config" not in state:
         raise CheckpointError(f"{path} is not a hive-zero checkpoint (no model/model_config)")
     enc = state.get("encoding", {})
-    if not isinstance(enc, dict) or enc.get("version") != ENCODING_VERSION:
-        version = enc.get("version") if isinstance(enc, dict) else None
+    version = enc.get("version") if isinstance(enc, dict) else None
+    if version != ENCODING_VERSION and version not in ADAPTED_VERSIONS:
         raise CheckpointError(f"{path} uses encoding version {version}, this code {ENCODING_VERSION}")
     return state
 
@@ -92,7 +98,9 @@ def _brief(e: BaseException) -> str:
 
 
 def load_model(path: str | Path, device: str | torch.device = "cpu") -> tuple[HiveGNN, dict[str, Any]]:
-    """The model of a checkpoint, in eval mode on ``device``, and the whole checkpoint dict."""
+    """The model of a checkpoint, in eval mode on ``device``, and the whole checkpoint dict. The
+    model's ``encoding_version`` is the checkpoint's (``search.network`` adapts observations to
+    an older one)."""
     state = read_checkpoint(path)
     try:
         model = HiveGNN(ModelConfig(**state["model_config"]))
@@ -102,4 +110,5 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> tuple[Hi
         model.load_state_dict(state["model"])
     except (RuntimeError, TypeError, AttributeError) as e:
         raise CheckpointError(f"{path}: weights do not match the model config ({_brief(e)})") from None
+    model.encoding_version = int(state["encoding"]["version"])
     return model.to(device).eval(), state

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from hive_env.encode import ENCODING_VERSION, GF_BLACK_TO_MOVE, GF_TURN, GF_UNUSED, TURN_HORIZON
 from models.gnn import NEG_INF, HiveGNN, expected_value
 
 from .inputs import NETWORK_INPUTS, to_tensors, trim
@@ -145,6 +146,7 @@ class Evaluator:
         self.refresh()
 
     def __call__(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        obs = adapt_obs(obs, self.model.encoding_version)
         if self._impl is not None and not (self.large_batch_torch
                                            and obs["legal_src"].shape[0] >= COMPILED_MIN_BATCH):
             return self._impl(obs)
@@ -159,6 +161,24 @@ class Evaluator:
         out = np.full((batch, slots), NEG_INF, np.float32)
         out[:, : logits.shape[1]] = logits.float().cpu().numpy()
         return out, expected_value(wdl.float()).cpu().numpy()
+
+
+def adapt_obs(obs: dict[str, np.ndarray], version: int | None) -> dict[str, np.ndarray]:
+    """``obs`` (this code's encoding) as encoding ``version`` would have made it, for a network
+    trained on that version (``hive_env.encode.ADAPTED_VERSIONS``); ``obs`` itself for this
+    code's version or None. 2: global feature 5 was turn / 50 and 6 min(ply / 300, 1), both
+    recovered exactly from this encoding's turn (exact up to ``TURN_HORIZON`` turns, where it
+    saturates) and feature 0 (the side to move)."""
+    if version is None or version == ENCODING_VERSION:
+        return obs
+    if version != 2:
+        raise ValueError(f"no adapter from encoding {ENCODING_VERSION} to {version}")
+    g = obs["global_feat"].copy()
+    turn = np.rint(g[:, GF_TURN].astype(np.float64) * TURN_HORIZON)
+    ply = 2 * (turn - 1) + g[:, GF_BLACK_TO_MOVE]
+    g[:, GF_TURN] = turn / 50.0
+    g[:, GF_UNUSED] = np.minimum(ply / 300.0, 1.0)
+    return {**obs, "global_feat": g}
 
 
 def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: bool = False,

@@ -172,3 +172,20 @@ def random_samples(n: int, game_type: str = "Base+MLP", seed: int = 0):
     return Samples(np.stack(boards), np.stack(policies), np.array(n_legal, np.int16), z,
                    np.arange(n, 0, -1, dtype=np.int16), rng.uniform(-1, 1, n).astype(np.float16),
                    rng.integers(0, 7, size=(n, 2)).astype(np.int8))
+
+
+TINY_RUN = ["experiment=smoke", "selfplay.workers=0", "train.steps=4", "train.checkpoint_every=2",
+            "train.min_positions=32", "eval.games=2", "eval.sims=2", "eval.final_games=2",
+            "eval.final_sims=2"]
+"""hive-train overrides of a training job that runs in seconds, inline (for training.loop.train)."""
+
+
+def match_records(*pairings: tuple[int, int, int, int, int]) -> list[dict[str, object]]:
+    """Minimal arena records (what ``arena.report`` counts) of ``(i, j, wins, draws, losses)`` of
+    player ``i`` against ``j``, ``i`` always White."""
+    records = []
+    for i, j, wins, draws, losses in pairings:
+        for k, score in enumerate([1.0] * wins + [0.5] * draws + [0.0] * losses):
+            records.append({"id": f"{i}v{j}-{k}", "white_index": i, "black_index": j, "white_score": score,
+                            "round": k // 2})
+    return records

@@ -21,15 +21,20 @@ class CheckpointStore:
     """A directory of ``ckpt_<step>.pt`` files plus ``best.pt``: the trainer publishes, workers
     and evaluation poll. It is the only channel between them (with the replay store)."""
 
-    def __init__(self, directory: str | Path):
+    def __init__(self, directory: str | Path, create: bool = True):
         self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        if create:
+            self.dir.mkdir(parents=True, exist_ok=True)
 
     def path(self, step: int) -> Path:
         return self.dir / f"ckpt_{step:08d}.pt"
 
     def publish(self, step: int, model: HiveGNN, **extra: Any) -> Path:
         return save_checkpoint(self.path(step), model, step=step, **extra)
+
+    def exists(self) -> bool:
+        """Whether any step checkpoint was published (a run that started)."""
+        return self.dir.is_dir() and bool(self.steps())
 
     def steps(self) -> list[int]:
         """Published steps, oldest first (temp files ignored)."""

@@ -128,15 +128,26 @@ class TrainSettings(TrainConfig):
         min_positions: as in ``TrainConfig``, with a full run's default (the library's
             smaller one suits tests).
         keep_checkpoints: step checkpoints kept on disk (best.pt and final.pt always are).
+        init_from: the network a new run starts from (training.lineage): a checkpoint path,
+            ``shipped`` (the network shipped for ``env.game_type``) or ``shipped:GAME_TYPE``;
+            empty = a new network. Its weights, a new step counter, a fresh replay store and a
+            learning-rate warm restart; it must have the run's model shape and encoding.
+        init_optimizer: also take the parent's optimiser state (a run's checkpoint has it, a
+            shipped network does not).
     """
 
     min_positions: int = 2000
     keep_checkpoints: int = 20
+    init_from: str = ""
+    init_optimizer: bool = False
 
     def __post_init__(self):
         super().__post_init__()
         if self.keep_checkpoints < 1:
             raise ValueError(f"train.keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
+        if self.init_optimizer and not self.init_from:
+            raise ValueError("train.init_optimizer needs train.init_from (the network whose optimiser "
+                             "state to take)")
 
 
 GATING = ("none", "score", "sprt")

@@ -48,7 +48,7 @@ from arena.config import ArenaConfig
 from arena.executor import Executor
 from arena.ladder import LadderResult, ladder_opponents, ladder_result, write_ladder
 from arena.report import ArenaReport
-from hive_env.files import atomic_open, write_atomic
+from hive_env.files import atomic_open, sha256_file, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from search.checkpoint import CheckpointError, read_checkpoint
 
@@ -68,11 +68,7 @@ def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
 
 def file_hash(path: Path) -> str:
     """The first 12 hex digits of the SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:12]
+    return sha256_file(path)[:12]
 
 
 def copy_atomic(src: Path, dst: Path) -> Path:

@@ -4,7 +4,8 @@
     result = train(compose_config(["experiment=smoke", "run_dir=/tmp/smoke"]))
 
 Checks the settings (:func:`training.config.run_config`) and, for an existing run directory,
-the changes since its last start (training.resume) before writing anything; saves the
+the changes since its last start (training.resume) and the network it starts from
+(``train.init_from``, training.lineage) before writing anything; saves the
 resolved config beside the run's outputs; trains (training.run) with evaluation of
 checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match
 (its report returned). Rerunning with the same run directory resumes. The command line
@@ -23,8 +24,10 @@ from omegaconf import DictConfig, OmegaConf
 from hive_env.compile_notice import notice_first_compile
 from hive_env.files import write_atomic
 
+from .checkpoint import CheckpointStore
 from .config import register_configs, run_config
 from .gating import Gatekeeper
+from .lineage import load_parent
 from .resume import check_resume, record_resume
 from .run import Run, Stopped, git_commit, save_final
 from .selfplay_backend import arena_executor
@@ -68,6 +71,9 @@ def train(cfg: DictConfig, log=print) -> TrainResult:
     resolved = OmegaConf.to_container(cfg, resolve=True)
     rc = run_config(cfg)
     changes = check_resume(rc.run_dir, resolved)  # before anything is written
+    parent = None
+    if rc.train.init_from and not CheckpointStore(rc.run_dir / "checkpoints", create=False).exists():
+        parent = load_parent(rc.train.init_from, rc.env.game_type, vars(rc.model), rc.train.init_optimizer)
     rc.run_dir.mkdir(parents=True, exist_ok=True)
     commit = git_commit()
     write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
@@ -79,10 +85,12 @@ def train(cfg: DictConfig, log=print) -> TrainResult:
     notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
     run = None
     try:
-        run = Run(rc, resolved, log=log)
+        run = Run(rc, resolved, log=log, parent=parent)
         gatekeeper = Gatekeeper(rc, log=log, executor=arena_executor(rc, log))
-        gatekeeper.catch_up(run)
+        run.evaluate(lambda r, _: gatekeeper.catch_up(r), run.trainer.step)
         run.run(evaluate_hook=gatekeeper.on_checkpoint)
+        log(f"time: training {run.trainer.seconds / 60:.1f} min (train.max_minutes counts it), "
+            f"evaluation {run.trainer.eval_seconds / 60:.1f} min (self-play paused meanwhile)")
         final = save_final(run)
         log(f"final checkpoint: {final}")
         return TrainResult(rc.run_dir, final, gatekeeper.final_match(final), rc.name, rc.train.steps)

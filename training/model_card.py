@@ -41,6 +41,8 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
         minutes = round(span.total_seconds() / 60, 1)
     return {"command": " ".join(["hive-train", *map(as_typed, overrides)]), "git": commit,
             "seed": config.get("seed"), "experiment": config.get("name"), "wall_minutes": minutes,
+            "game_type": (config.get("env") or {}).get("game_type", "Base"),
+            "ply_cap": (config.get("env") or {}).get("ply_cap"),
             "config": {k: config[k] for k in ("model", "search", "selfplay", "train") if k in config}}
 
 
@@ -68,29 +70,34 @@ def machine() -> str:
 
 
 def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict[str, Any],
-               run: dict[str, Any], ladder: dict[str, Any],
-               equal_time: dict[str, Any] | None) -> dict[str, Any]:
-    """The card (``card.json``) of the network shipped as ``checkpoint``."""
-    return {"name": name, "file": checkpoint.name, "bytes": checkpoint.stat().st_size, "step": step,
-            "model": model_config, "machine": machine(), "run": run, "ladder": ladder,
-            "equal_time": equal_time}
+               run: dict[str, Any], ladder: dict[str, Any], equal_time: dict[str, Any] | None,
+               game_type: str = "Base", lineage: dict[str, Any] | None = None,
+               replaced: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The card (``.json``) of the network shipped as ``checkpoint``: ``lineage`` from its
+    checkpoint (training.lineage), ``replaced`` the match it won against the network it replaces
+    (``arena.head_to_head``; None for the first of its game type)."""
+    return {"name": name, "game_type": game_type, "file": checkpoint.name, "bytes": checkpoint.stat().st_size,
+            "step": step, "model": model_config, "machine": machine(), "run": run, "lineage": lineage,
+            "replaced": replaced, "ladder": ladder, "equal_time": equal_time}
 
 
-def write_card(out: Path, card: dict[str, Any]) -> Path:
-    """Write ``card.json`` and ``MODEL_CARD.md`` into ``out`` atomically; the Markdown file."""
-    write_atomic(out / "card.json", json.dumps(card, indent=1) + "\n")
-    return write_atomic(out / "MODEL_CARD.md", markdown(card) + "\n")
+def write_card(card_json: Path, model_card_md: Path, card: dict[str, Any]) -> Path:
+    """Write the card's ``.json`` and ``.md`` atomically; the Markdown file."""
+    write_atomic(card_json, json.dumps(card, indent=1) + "\n")
+    return write_atomic(model_card_md, markdown(card) + "\n")
 
 
 def markdown(card: dict[str, Any]) -> str:
-    """``MODEL_CARD.md``: the card for people, the ladders as tables."""
+    """The card for people, the matches as tables."""
     run = card["run"]
     lines = [f"# The shipped network: {card['name']}", "",
+             f"- Game type: {card.get('game_type', 'Base')}",
              f"- Trained by: `{run['command']}` at git `{run['git'][:12]}`, seed {run['seed']}",
              f"- Steps: {card['step']}; wall time: {run['wall_minutes']} min on {card['machine']}",
-             "- Training: pure self-play (no alpha-beta warm start exists in this project)",
+             f"- Training: {_lineage_line(card.get('lineage'))}",
              f"- Network: HiveGNN width {card['model']['width']}, {card['model']['layers']} residual blocks; "
              f"file {card['file']}, {card['bytes']} bytes", ""]
+    lines += _replaced_lines(card.get("replaced"))
     for key, title in (("ladder", "Ladder"), ("equal_time", "Equal-time ladder")):
         lad = card.get(key)
         if not lad:
@@ -105,6 +112,35 @@ def markdown(card: dict[str, Any]) -> str:
                          f"{_elo(r['elo'])} [{_elo(r['elo_95'][0])}, {_elo(r['elo_95'][1])}] |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _lineage_line(lineage: dict[str, Any] | None) -> str:
+    """Where the network comes from and the work of its whole line."""
+    if not lineage or not lineage.get("parent"):
+        return "pure self-play from a random network"
+    p, t = lineage["parent"], lineage["totals"]
+    positions = "not recorded for every network" if t["positions"] is None else f"{t['positions']:,}"
+    return (f"pure self-play, fine-tuned from the network with SHA-256 `{p['sha256'][:12]}` "
+            f"(step {p['step']}, {p.get('game_type') or 'Base'}; network {lineage['generations']} of its "
+            f"line); over the whole line: {t['steps']:,} steps, positions {positions}, "
+            f"{t['train_minutes']:.0f} min of training and {t['eval_minutes']:.0f} min of evaluation")
+
+
+def _replaced_lines(replaced: dict[str, Any] | None) -> list[str]:
+    """The head-to-head match against the network this one replaced, as a table."""
+    if not replaced:
+        return ["The first network shipped for its game type: it replaced none.", ""]
+    r = replaced["row"]
+    lo, hi = (100 * x for x in r["score_95"])
+    how = (f"SPRT (accepted {replaced['decision']})" if replaced["mode"] == "sprt"
+           else f"{replaced['mode']} of {replaced['games']} games")
+    return ["## Against the network it replaced", "",
+            f"{how}, {replaced['sims']} simulations a move each, colours alternated, openings "
+            f"{replaced['openings']}, seed {replaced['seed']}; that network's SHA-256 "
+            f"`{replaced['incumbent_sha256'][:12]}`.", "",
+            "| games | W-D-L | score [95%] | Elo [95%] |", "|---|---|---|---|",
+            f"| {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% "
+            f"[{lo:.1f}, {hi:.1f}] | {_elo(r['elo'])} [{_elo(r['elo_95'][0])}, {_elo(r['elo_95'][1])}] |", ""]
 
 
 def _elo(x: float | None) -> str:

@@ -49,7 +49,7 @@ from search.network import pick_device
 
 from .ray_cluster import connect
 from .replay import ReplayStore, Shard
-from .worker import POLL_MOVES, WAIT_S, SelfPlayer, seed_everything, worker_seed
+from .worker import POLL_MOVES, WAIT_S, SelfPlayer, limit_threads, seed_everything, worker_seed
 
 if TYPE_CHECKING:
     from .config import RunConfig
@@ -71,14 +71,11 @@ class SelfPlayActor:
     """One self-play worker on a Ray node (wrapped by ``ray.remote`` in :class:`RaySelfPlay`)."""
 
     def __init__(self, cfg: RunConfig, worker: int):
-        import numba
         import ray
 
         self.cfg = cfg
         self.worker = worker
-        threads = max(1, int(cfg.ray.worker_cpus))
-        torch.set_num_threads(threads)
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        limit_threads(max(1, int(cfg.ray.worker_cpus)))
         device = pick_device(cfg.device) if cfg.ray.worker_gpus > 0 else torch.device("cpu")
         self.player = SelfPlayer(cfg, device)
         self.where = {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
@@ -171,6 +168,12 @@ class RaySelfPlay:
         """The trainer waits for positions: the actors play on; look at their health meanwhile."""
         self.check()
         time.sleep(WAIT_S)
+
+    def pause(self) -> None:
+        """Nothing: evaluation tasks reserve their own resources (``ray.eval_cpus``)."""
+
+    def resume(self) -> None:
+        """Nothing (see :meth:`pause`)."""
 
     def check(self) -> None:
         """Raise when self-play cannot go on (the collector failed, or every actor is gone)."""

@@ -16,14 +16,15 @@ from typing import Any
 from hive_env.files import write_atomic
 from search.checkpoint import CheckpointError, read_checkpoint
 
-from .config import ConfigError, ModelSettings
+from .config import ConfigError, ModelSettings, defaults
 
-RESUME_FIXED = ("env.", "model.")
+RESUME_FIXED = ("env.", "model.", "train.init_from")
 """Settings a resumed run must keep (prefixes of full keys): they change the network or the
 meaning of its data. ``env.game_type`` sets the action space and the pieces, ``env.ply_cap``
 decides which games end as draws (and so their labels), and ``model.*`` sets the
 network's shape (a change that resolves to the same network, e.g. ``model.size=tiny`` for
-``model.width=32 model.layers=2``, is allowed). Everything else (``train.*``, ``selfplay.*``,
+``model.width=32 model.layers=2``, is allowed); ``train.init_from`` names the network the run
+started from (its lineage). Everything else (``train.*``, ``selfplay.*``,
 ``search.*``, ``eval.*``, ``ray.*``, ``seed``, ``device``, ``compile``, ``backend``, ``name``) may
 change on resume: a run started on one machine may go on on a Ray cluster and back."""
 
@@ -52,9 +53,12 @@ def _same_network(saved: dict, new: dict) -> bool:
 
 def resume_changes(saved: dict, new: dict) -> tuple[list[str], list[str]]:
     """The differences between the settings a run was saved with and the new ones, as
-    ``key: old -> new`` texts: (refused, allowed). Refused are the :data:`RESUME_FIXED` keys."""
-    old = {k: v for k, v in _flat(saved).items() if k.split(".")[0] not in RESUME_IGNORED}
-    cur = {k: v for k, v in _flat(new).items() if k.split(".")[0] not in RESUME_IGNORED}
+    ``key: old -> new`` texts: (refused, allowed). Refused are the :data:`RESUME_FIXED` keys. A
+    setting the saved run did not have yet (added to the code since) counts as its default:
+    settings are added with the default that keeps the old behaviour."""
+    base = _flat(defaults())
+    old = {k: v for k, v in {**base, **_flat(saved)}.items() if k.split(".")[0] not in RESUME_IGNORED}
+    cur = {k: v for k, v in {**base, **_flat(new)}.items() if k.split(".")[0] not in RESUME_IGNORED}
     refused, allowed = [], []
     same_network = _same_network(saved, new)
     for key in sorted(set(old) | set(cur)):

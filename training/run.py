@@ -42,16 +42,18 @@ from typing import Any
 import numpy as np
 import torch
 
+from hive_env.encode import ADAPTED_VERSIONS, ENCODING_VERSION
 from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from search.network import pick_device
 
 from .checkpoint import CheckpointStore
 from .config import RunConfig
+from .lineage import Parent, lineage, parent_from_lineage
 from .metrics import Metrics, Progress
 from .replay import ReplayStore
 from .selfplay_backend import SelfPlayBackend, make_backend
 from .trainer import Trainer
-from .worker import seed_everything
+from .worker import limit_threads, seed_everything
 
 # ----- signals and resuming ----------------------------------------------------------------------
 
@@ -115,7 +117,8 @@ def git_commit() -> str:
 class Run:
     """The trainer process of a run (see the module docstring)."""
 
-    def __init__(self, cfg: RunConfig, resolved_config: dict, log=print):
+    def __init__(self, cfg: RunConfig, resolved_config: dict, log=print,
+                 parent: tuple[Parent, dict[str, Any]] | None = None):
         self.cfg = cfg
         self.log = log
         cfg.run_dir.mkdir(parents=True, exist_ok=True)
@@ -123,7 +126,7 @@ class Run:
         self.replay = ReplayStore(cfg.run_dir / "replay")
         self.device = pick_device(cfg.device)
         if self.device.type == "cpu" and cfg.selfplay.workers > 0:
-            torch.set_num_threads(1)  # the cores belong to the workers: spinning threads stall all
+            limit_threads()  # the cores belong to the workers: spinning threads stall all
         self.resolved_config = resolved_config
         self.metrics = Metrics(cfg.run_dir / "tb")
         self.rng = np.random.default_rng(cfg.seed)
@@ -136,12 +139,16 @@ class Run:
         self.seen_shards: set[str] = set()
         self.trained = 0  # steps trained by this process (0: final.pt, if there, is still current)
         self.selfplay: SelfPlayBackend | None = None  # while run() runs
-        self.resumed_from = self._resume()
+        self.parent: Parent | None = None  # the network the run started from (train.init_from)
+        self._eval_spent = 0.0  # evaluation seconds since the training clock last advanced
+        self.resumed_from = self._resume(parent)
 
     # ----- checkpoints ------------------------------------------------------------------------
-    def _resume(self) -> int | None:
+    def _resume(self, parent: tuple[Parent, dict[str, Any]] | None) -> int | None:
         latest = self.ckpts.latest()
         if latest is None:
+            if parent is not None:
+                self._start_from(*parent)
             self.publish()
             return None
         step, state = latest
@@ -149,6 +156,7 @@ class Run:
         self.model.to(self.device)
         if "trainer" in state:
             self.trainer.load_state(state["trainer"])
+        self.parent = parent_from_lineage(state.get("lineage"))
         rng = state.get("rng")
         if rng:
             _restore_rng_states(rng, self.rng)
@@ -156,11 +164,34 @@ class Run:
         self.log(f"resumed from checkpoint step {step} ({len(self.seen_shards)} shards seen)")
         return step
 
+    def _start_from(self, parent: Parent, state: dict[str, Any]) -> None:
+        """A new run from ``parent`` (training.lineage): its weights (and optimiser state with
+        ``train.init_optimizer``); the step counter, the replay store and the schedule start anew."""
+        self.model.load_state_dict(state["model"])
+        self.model.to(self.device)
+        if self.cfg.train.init_optimizer:
+            self.trainer.load_optimizer(state["trainer"]["optimizer"])
+        self.parent = parent
+        optimizer = ", its optimiser state" if self.cfg.train.init_optimizer else ""
+        version = state["encoding"]["version"]
+        if version != ENCODING_VERSION:
+            self.log(f"the parent's observations are encoding {version}'s, this run's {ENCODING_VERSION}'s: "
+                     f"fine-tuning relearns what changed ({ADAPTED_VERSIONS[version]})")
+        self.log(f"started from {parent.path} (step {parent.step}, sha256 {parent.sha256[:12]}, network "
+                 f"{parent.generations + 1} of its line): new step counter, fresh replay, "
+                 f"learning-rate warm-up again{optimizer}")
+
+    def lineage(self) -> dict[str, Any]:
+        """The ``lineage`` of the network as it is now (training.lineage)."""
+        t = self.trainer
+        return lineage(self.parent, self.cfg.env.game_type, t.step, self.replay.count(), t.seconds / 60,
+                       t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap)
+
     def publish(self) -> Path:
         return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),
                                   rng=_plain_rng_states(self.rng),
                                   config=self.resolved_config, seen_shards=sorted(self.seen_shards),
-                                  git=git_commit())
+                                  git=git_commit(), lineage=self.lineage())
 
     # ----- logging of self-play --------------------------------------------------------------
     def _log_selfplay(self) -> None:
@@ -191,9 +222,11 @@ class Run:
             selfplay = self.selfplay = make_backend(self.cfg, self.model, self.trainer.step, self.device,
                                                     self.log)
             clock = time.monotonic()
+            self._eval_spent = 0.0  # evaluations before the loop (catching up) are not inside it
             while self.trainer.step < tc.steps and not self.trainer.out_of_time():
                 now = time.monotonic()
-                self.trainer.seconds += now - clock  # train.max_minutes counts the whole loop
+                self.trainer.seconds += now - clock - self._eval_spent  # training time only
+                self._eval_spent = 0.0
                 clock = now
                 positions = self.replay.count()
                 if positions < tc.min_positions or self.trainer.step >= self._allowed_steps(positions):
@@ -237,8 +270,26 @@ class Run:
         self.selfplay.publish(self.model, step)
         self.selfplay.report(self.metrics, step)
         if evaluate_hook is not None:
-            evaluate_hook(self, step)
+            self.evaluate(evaluate_hook, step)
+        self.metrics.scalar("time/train_minutes", self.trainer.seconds / 60, step)
+        self.metrics.scalar("time/eval_minutes", self.trainer.eval_seconds / 60, step)
         self.metrics.flush()
+
+    def evaluate(self, hook, step: int) -> None:
+        """Evaluate the checkpoint of ``step`` with self-play paused (evaluation takes the cores
+        without starving self-play), its time counted apart from training's
+        (``time/eval_minutes``; ``train.max_minutes`` counts training only)."""
+        start = time.monotonic()
+        if self.selfplay is not None:
+            self.selfplay.pause()
+        try:
+            hook(self, step)
+        finally:
+            if self.selfplay is not None:
+                self.selfplay.resume()
+            spent = time.monotonic() - start
+            self.trainer.eval_seconds += spent
+            self._eval_spent += spent
 
 
 def save_final(run: Run) -> Path:
@@ -252,4 +303,4 @@ def save_final(run: Run) -> Path:
                 return path
         except CheckpointError:
             pass
-    return save_checkpoint(path, run.model, step=run.trainer.step)
+    return save_checkpoint(path, run.model, step=run.trainer.step, lineage=run.lineage())

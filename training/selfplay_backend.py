@@ -7,10 +7,12 @@
 
 :func:`make_backend` picks one, once per run. Every backend: ``wait()`` when the trainer needs
 more positions (plays, or looks at the workers' health and sleeps), ``publish(model, step)``
-after each published checkpoint (processes poll the checkpoint store instead), ``check()``
-raises when self-play cannot go on, ``report(metrics, step)`` logs throughput where it is
-measured, ``close()`` stops it. :func:`arena_executor` says, by the same choice, where the
-evaluation games run.
+after each published checkpoint (processes poll the checkpoint store instead), ``pause()`` and
+``resume()`` around an evaluation (local processes stop between two batched moves, so the
+evaluation's games get the cores; Ray actors play on: evaluation tasks reserve their own
+resources on the cluster), ``check()`` raises when self-play cannot go on,
+``report(metrics, step)`` logs throughput where it is measured, ``close()`` stops it.
+:func:`arena_executor` says, by the same choice, where the evaluation games run.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class SelfPlayBackend(Protocol):
 
     def wait(self) -> None: ...
     def publish(self, model: torch.nn.Module, step: int) -> None: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
     def check(self) -> None: ...
     def report(self, metrics: Metrics, step: int) -> None: ...
     def close(self) -> None: ...
@@ -54,6 +58,12 @@ class InlineSelfPlay:
     def publish(self, model: torch.nn.Module, step: int) -> None:
         """Nothing: the next wait loads the newest checkpoint."""
 
+    def pause(self) -> None:
+        """Nothing: self-play runs only inside wait."""
+
+    def resume(self) -> None:
+        """Nothing: self-play runs only inside wait."""
+
     def check(self) -> None:
         """Nothing can fail apart from the trainer itself."""
 
@@ -66,12 +76,15 @@ class InlineSelfPlay:
 
 class ProcessSelfPlay:
     """``selfplay.workers`` spawned processes (training.worker.worker_main) that poll the
-    checkpoint store and write shards; stopped through an event, terminated if they linger."""
+    checkpoint store and write shards; paused (between two batched moves) and stopped through
+    events, terminated if they linger."""
 
     def __init__(self, cfg: RunConfig):
         ctx = mp.get_context("spawn")
         self.stop = ctx.Event()
-        self.procs = _start_workers(ctx, cfg, self.stop)
+        self.go = ctx.Event()  # set: play; clear: paused
+        self.go.set()
+        self.procs = _start_workers(ctx, cfg, self.stop, self.go)
 
     def wait(self) -> None:
         self.check()
@@ -79,6 +92,12 @@ class ProcessSelfPlay:
 
     def publish(self, model: torch.nn.Module, step: int) -> None:
         """Nothing: the workers poll the checkpoint store."""
+
+    def pause(self) -> None:
+        self.go.clear()
+
+    def resume(self) -> None:
+        self.go.set()
 
     def check(self) -> None:
         dead = [i for i, p in enumerate(self.procs) if not p.is_alive()]
@@ -97,14 +116,14 @@ class ProcessSelfPlay:
                 p.terminate()
 
 
-def _start_workers(ctx, cfg: RunConfig, stop) -> list:
+def _start_workers(ctx, cfg: RunConfig, stop, go) -> list:
     """Spawn the self-play processes with SIGINT ignored from their first instruction (a
     spawned child inherits an ignored signal), so Ctrl-C reaches only the trainer."""
     procs = []
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         for w in range(cfg.selfplay.workers):
-            p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid()), daemon=True)
+            p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid(), go), daemon=True)
             p.start()
             procs.append(p)
     finally:

@@ -119,7 +119,8 @@ class Trainer:
         self.max_legal = max_legal
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.step = 0
-        self.seconds = 0.0  # wall clock of the training loop, all resumes together (train.max_minutes)
+        self.seconds = 0.0  # wall clock of training, all resumes together (train.max_minutes)
+        self.eval_seconds = 0.0  # wall clock of evaluations, apart from training's
         self.amp = device.type == "cuda"
 
     def time_used(self) -> float:
@@ -197,9 +198,17 @@ class Trainer:
         return metrics
 
     def state(self) -> dict:
-        return {"optimizer": self.optimizer.state_dict(), "train_step": self.step, "seconds": self.seconds}
+        return {"optimizer": self.optimizer.state_dict(), "train_step": self.step, "seconds": self.seconds,
+                "eval_seconds": self.eval_seconds}
 
     def load_state(self, state: dict) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.step = int(state["train_step"])
         self.seconds = float(state.get("seconds", 0.0))
+        self.eval_seconds = float(state.get("eval_seconds", 0.0))
+
+    def load_optimizer(self, state: dict) -> None:
+        """Another run's optimiser state (moments), its learning rate reset to this schedule's."""
+        self.optimizer.load_state_dict(state)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr_at(self.step, self.config, self.time_used())

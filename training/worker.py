@@ -44,6 +44,15 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def limit_threads(threads: int = 1) -> None:
+    """Torch's and numba's threads of this process: one per process where processes share the
+    cores (self-play workers, the trainer beside them); more only spin and stall the others."""
+    import numba
+
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
 def worker_seed(run_seed: int, worker: int, shards_written: int) -> int:
     """The seed of a worker's games: its own per worker, and new after each shard it wrote, so
     a restarted worker does not replay its predecessor's games."""
@@ -155,22 +164,23 @@ class WorkerLoop:
         return len(shard.games)
 
 
-def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int) -> None:
-    """Entry point of a self-play process: play until told to stop or the parent dies.
+def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any = None) -> None:
+    """Entry point of a self-play process: play until told to stop or the parent dies; while
+    ``go`` (an event) is clear, wait between two batched moves (the trainer evaluates).
 
     SIGINT is ignored (the trainer spawns workers with it ignored already): Ctrl-C reaches the
     whole process group, and the trainer stops its workers through ``stop``. SIGTERM ends a
     worker at once, which is safe: shards are written atomically.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    torch.set_num_threads(1)
-    import numba
-
-    numba.set_num_threads(1)
+    limit_threads()
     seed_everything(cfg.seed * 1000 + worker)
     loop = WorkerLoop(cfg, worker, pick_device(cfg.device))
     moves = 0
     while not stop.is_set() and os.getppid() == parent_pid:
+        if go is not None and not go.is_set():
+            go.wait(WAIT_S)
+            continue
         if moves % POLL_MOVES == 0 and not loop.refresh():
             time.sleep(0.2)
             continue

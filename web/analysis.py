@@ -26,7 +26,7 @@ from hive_env.board import move_dest
 from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
 from search.checkpoint import load_model
 from search.mcts import BatchedMCTS, SearchConfig
-from search.network import make_evaluator, pick_device, to_tensors, trim
+from search.network import adapt_obs, make_evaluator, pick_device, to_tensors, trim
 
 from .view import Frame, move_cells
 
@@ -88,7 +88,7 @@ def analyse(game: Game, model: torch.nn.Module, evaluate, device: torch.device, 
     obs, slot_moves = observe_batch_with_moves(board[None], MAX_LEGAL)
     n = int(obs["n_legal"][0])
     with torch.no_grad():
-        logits, wdl_logits = model(to_tensors(trim(obs), device))
+        logits, wdl_logits = model(to_tensors(trim(adapt_obs(obs, model.encoding_version)), device))
     wdl = torch.softmax(wdl_logits[0].float(), -1).cpu().numpy().astype(np.float64)
     priors = _softmax(logits[0, :n].float().cpu().numpy().astype(np.float64))
     moves = [int(m) for m in slot_moves[0, :n]]

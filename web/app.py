@@ -189,6 +189,12 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
                 game = Game(body.game_type, ply_cap=body.ply_cap)
         except HiveError as e:
             raise SessionError(400, f"bad GameString: {e}") from None
+        try:
+            for seat in seats:
+                if seat.kind == "alphazero":
+                    catalogue.network_path(seat, game.game_type)
+        except UnknownPlayerError as e:
+            raise SessionError(400, str(e)) from None
         return store.create(game, seats, seed=body.seed).state()
 
     @app.get("/api/games/{gid}", summary="The position (live, or after `ply` plies)")
@@ -243,7 +249,11 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         if chosen is None:
             raise SessionError(400, f"unknown model {model!r}: choose an AlphaZero id from GET /api/players")
         try:
-            net, evaluate, device = await off_loop(models.get, chosen.path)
+            path = catalogue.network_path(chosen, view.game_type)
+        except UnknownPlayerError as e:
+            raise SessionError(409, str(e)) from None
+        try:
+            net, evaluate, device = await off_loop(models.get, path)
             out = await off_loop(analyse, view, net, evaluate, device, sims, timeout=max(60.0, 4 * move_time))
         except CheckpointError as e:
             raise SessionError(409, f"checkpoint cannot be loaded: {e}") from None

@@ -50,7 +50,8 @@ class Entry:
         label: what the page shows.
         kind: ``human``, ``classical`` or ``alphazero``.
         spec: player spec of a classical player ("" otherwise).
-        path: absolute checkpoint path of an ``alphazero`` entry (never sent to the page).
+        path: absolute checkpoint path of an ``alphazero`` entry (never sent to the page);
+            None for the shipped networks (the game's type picks one).
     """
 
     id: str
@@ -145,9 +146,22 @@ class Catalogue:
         return out
 
     def shipped(self) -> Entry:
-        """The network shipped with the package (``models.shipped``), always on the list."""
-        return Entry(SHIPPED, f"AlphaZero, the shipped network ({self.sims} sims)", "alphazero",
-                     path=shipped.CHECKPOINT)
+        """The networks shipped with the package (``models.shipped``), always on the list: the one
+        of the game's type (``path`` None: :meth:`network_path` picks it)."""
+        return Entry(SHIPPED, f"AlphaZero, the shipped network ({self.sims} sims)", "alphazero")
+
+    def network_path(self, entry: Entry, game_type: str) -> Path:
+        """The checkpoint an ``alphazero`` entry plays ``game_type`` with.
+
+        Raises:
+            UnknownPlayerError: the shipped entry, and no network is shipped for that type.
+        """
+        if entry.path is not None:
+            return entry.path
+        try:
+            return shipped.network(game_type).checkpoint
+        except shipped.NoShippedNetworkError as e:
+            raise UnknownPlayerError(str(e)) from None
 
     def entry(self, player_id: str) -> Entry:
         """The entry of an id.

@@ -47,7 +47,7 @@ MAX_LEGAL_CAP = 1024  # no position has more legal moves (rules.MAX_MOVES): boun
 
 def observation_space(expansions: int, max_legal: int = MAX_LEGAL) -> spaces.Dict:
     """The ``gymnasium.spaces.Dict`` of one game's observation arrays (bounds are loose
-    but finite: features are counts, flags and fractions, turn / 50 included)."""
+    but finite: features are counts, flags and fractions)."""
     d = graph_dims(expansions, max_legal)
     N, A, M = d["N"], d["A"], d["M"]
 

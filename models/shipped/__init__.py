@@ -1,22 +1,77 @@
-"""The network shipped with the package: the default ``alphazero`` player.
+"""The networks shipped with the package, one per game type: the default ``alphazero`` player.
 
-``base.pt`` is a checkpoint (weights, model config, encoding version and training step only)
-written by ``python -m scripts.ship``, which also writes its model card: ``card.json`` (the
-facts: command, commit, seed, steps, wall time, machine, ladder) and ``MODEL_CARD.md`` (the
-same for people). ``alphazero`` without ``ckpt=`` loads it (``search.alphazero_player``).
+    game type   checkpoint     card
+    Base        base.pt        card.json, MODEL_CARD.md
+    Base+MLP    base_mlp.pt    base_mlp.card.json, MODEL_CARD_base_mlp.md
+
+A checkpoint holds weights, model config, encoding version, training step and lineage only
+(``training.lineage``), written by ``python -m scripts.ship``, which also writes its model card:
+the ``.json`` (the facts: command, commit, seed, steps, wall time, machine, lineage, ladder and
+the match that let it replace its predecessor) and the ``.md`` (the same for people).
+``alphazero`` without ``ckpt=`` loads the one of the game's type (``search.alphazero_player``);
+a game type without one is refused in one line (:class:`NoShippedNetworkError`).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CHECKPOINT = HERE / "base.pt"
-CARD = HERE / "card.json"
-MODEL_CARD = HERE / "MODEL_CARD.md"
 
 
-def card() -> dict:
-    """The shipped model's card (``card.json``)."""
-    return json.loads(CARD.read_text(encoding="utf-8"))
+@dataclass(frozen=True)
+class Network:
+    """Where one shipped network and its card live."""
+
+    game_type: str
+    checkpoint: Path
+    card: Path
+    model_card: Path
+
+
+NETWORKS: dict[str, Network] = {
+    "Base": Network("Base", HERE / "base.pt", HERE / "card.json", HERE / "MODEL_CARD.md"),
+    "Base+MLP": Network("Base+MLP", HERE / "base_mlp.pt", HERE / "base_mlp.card.json",
+                        HERE / "MODEL_CARD_base_mlp.md"),
+}
+"""Every network the package may ship, by game type (a file may be absent: not shipped yet)."""
+
+CHECKPOINT = NETWORKS["Base"].checkpoint
+CARD = NETWORKS["Base"].card
+MODEL_CARD = NETWORKS["Base"].model_card
+
+
+class NoShippedNetworkError(ValueError):
+    """No network is shipped for a game type."""
+
+
+def available() -> list[str]:
+    """The game types with a shipped network."""
+    return [t for t, n in NETWORKS.items() if n.checkpoint.is_file()]
+
+
+def network(game_type: str = "Base") -> Network:
+    """The network shipped for ``game_type``; raises :class:`NoShippedNetworkError` (one line) when
+    there is none."""
+    net = NETWORKS.get(game_type)
+    if net is None or not net.checkpoint.is_file():
+        shipped = ", ".join(available())
+        raise NoShippedNetworkError(f"no network is shipped for {game_type} (shipped: {shipped}); "
+                                    "train one with hive-train env.game_type=... or pass ckpt=PATH")
+    return net
+
+
+def card(game_type: str = "Base") -> dict:
+    """The card (``.json``) of the network shipped for ``game_type``."""
+    return json.loads(network(game_type).card.read_text(encoding="utf-8"))
+
+
+def card_of(path: str | Path) -> dict | None:
+    """The card of a shipped checkpoint given by its path, else None (not a shipped file)."""
+    resolved = Path(path).resolve()
+    for net in NETWORKS.values():
+        if net.checkpoint == resolved and net.card.is_file():
+            return json.loads(net.card.read_text(encoding="utf-8"))
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,11 +18,11 @@ from arena.config import ArenaConfig, ArenaError
 from arena.game import play_game
 from arena.openings import OpeningsError, load_openings, random_openings
 from arena.plot import checkpoint_step, plot_ratings
-from arena.report import build_report, format_report, pairing_rows, write_report
+from arena.report import build_report, format_report, pairing_rows, rating_rows, write_report
 from arena.schedule import resolve_openings, schedule
 from hive_env import PASS, Game
 
-from helpers import ROOT, WIN_IN_ONE
+from helpers import ROOT, WIN_IN_ONE, match_records
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # White to move wins with wA2 /bQ (tests/e2e/test_play_cli.py)
@@ -396,12 +397,68 @@ def test_report_means_per_move_from_records(tmp_path):
     ratings_table = text[text.index("rank  player"):text.index("\n\nPairings")].splitlines()
     assert ratings_table[0].split()[-3:] == ["s/move", "sims/move", "nodes/move"]
     assert [line.split()[1:] for line in ratings_table[1:]] == [
-        ["alphabeta:depth=1", "+120", "[-297,", "+537]", "4", "87.5%", "0.4375", "7", "225"],
-        ["random", "+0", "anchor", "2", "25.0%", "0.5000"],  # its unknown sims and nodes: blank
-        ["greedy", "-159", "[-832,", "+513]", "2", "0.0%"]]
+        ["alphabeta:depth=1", "+120", "[-287,", "+653]", "87.5%", "of", "4", "0.4375", "7", "225"],
+        ["random", "+0", "anchor", "25.0%", "of", "2", "0.5000"],  # its unknown sims and nodes: blank
+        ["greedy", "-159", "[-1076,", "+515]", "0.0%", "of", "2"]]
     pairings_table = text[text.index("Pairings"):].splitlines()[1:]
-    assert pairings_table[0].endswith("Elo  95% interval  s/move  opp s/move")
-    assert [line.split()[-2:] for line in pairings_table[1:]] == [["0.5000", "0.5000"], ["inf]", "0.2500"]]
+    assert pairings_table[0].endswith("Elo   95% interval  s/move  opp s/move")
+    assert [line.split()[-2:] for line in pairings_table[1:]] == [["0.5000", "0.5000"], ["+1135]", "0.2500"]]
+
+
+# ----- statistics in the tables (issue 28) ------------------------------------------------------------
+def squeeze(text: str) -> str:
+    """``text`` with runs of spaces as one (table columns without their padding)."""
+    return re.sub(" +", " ", text)
+
+
+SWEEP_PLAYERS = ("greedy", "random", "alphabeta:depth=1", "alphabeta:depth=2")
+"""greedy sweeps the anchor random and the two others, 4-0 each: those two are only the prior's."""
+
+
+def test_all_draws_give_one_wide_interval_in_every_table(tmp_path):
+    """Issue 28: 10 draws printed 50.0% [50.0, 50.0] +0 [+0, +0] beside [-205, +205]."""
+    report = build_report(ArenaConfig("gauntlet", ("greedy", "random"), 10), tmp_path, 1,
+                          match_records((0, 1, 0, 10, 0)), 10)
+    text = squeeze(format_report(report))
+    assert "greedy random 0 10 0 50.0% of 10 [22.9, 77.1] +0 [-211, +211]" in text
+    assert "1 greedy +0 [-211, +211] 50.0% of 10" in text  # the ratings table says the same
+    write_report(report)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    (row,), rating = summary["pairings"], summary["ratings"][0]
+    assert (round(row["score_lo"], 4), round(row["score_hi"], 4)) == (0.2285, 0.7715)
+    assert (rating["elo_lo"], rating["elo_hi"]) == pytest.approx((row["elo_lo"], row["elo_hi"]), abs=1e-6)
+    assert "likelihood ratio" in summary["rating_model"] and summary["prior_draws"] == 1.0
+
+
+def test_unrated_players_have_no_rank_no_elo_and_a_flag(tmp_path):
+    """Issue 28: players only the prior places were listed as +0 [-718, +718] and ranked."""
+    config = ArenaConfig("gauntlet", SWEEP_PLAYERS, 4)
+    report = build_report(config, tmp_path, 1, match_records(*((0, j, 4, 0, 0) for j in (1, 2, 3))), 12)
+    rows = rating_rows(report)
+    assert [(r["rank"], r["player"], r["rated"]) for r in rows] == [
+        (1, "greedy", True), (2, "random", True), (None, "alphabeta:depth=1", False),
+        (None, "alphabeta:depth=2", False)]
+    assert all(math.isnan(r["elo"]) and math.isnan(r["elo_lo"]) for r in rows[2:])
+    table = squeeze(format_report(report))
+    assert "- alphabeta:depth=1 unrated - 0.0% of 4\n- alphabeta:depth=2 unrated - 0.0% of 4" in table
+    write_report(report)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    unrated = [r for r in summary["ratings"] if not r["rated"]]
+    assert [(r["rank"], r["elo"], r["elo_lo"], r["elo_hi"]) for r in unrated] == [(None,) * 4] * 2
+    with open(tmp_path / "ratings.csv") as f:
+        csv_rows = {r["player"]: r for r in csv.DictReader(f)}
+    assert (csv_rows["alphabeta:depth=2"]["rank"], csv_rows["alphabeta:depth=2"]["elo"]) == ("", "")
+    assert csv_rows["alphabeta:depth=2"]["rated"] == "False" and csv_rows["greedy"]["rated"] == "True"
+
+
+def test_every_printed_score_carries_its_game_count(tmp_path):
+    config = ArenaConfig("roundrobin", ("greedy", "random", "alphabeta:depth=1"), 4)
+    records = match_records((0, 1, 3, 1, 0), (0, 2, 1, 1, 2))  # random and alphabeta never met
+    text = squeeze(format_report(build_report(config, tmp_path, 1, records, 12)))
+    percent = re.findall(r"\d+\.\d%(?: of \d+)?", text)
+    assert len(percent) == 5 and all(" of " in p for p in percent), percent
+    assert "2 greedy +241 [-91, +757] 62.5% of 8" in text and "greedy random 3 1 0 87.5% of 4" in text
+    assert text.endswith("random alphabeta:depth=1 0 0 0 - of 0 - - -")  # no games: no interval
 
 
 # ----- command line and plot ----------------------------------------------------------------------

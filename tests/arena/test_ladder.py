@@ -16,13 +16,13 @@ from conftest import require_tool
 import arena.executor as executor_module
 from arena.cli import build_parser, config_from_args, main
 from arena.config import default_out_dir
-from arena.ladder import ANCHOR, ladder_anchor, ladder_config, ladder_opponents, ladder_result
-from arena.report import build_report
+from arena.ladder import ANCHOR, anchor_note, ladder_anchor, ladder_config, ladder_opponents, ladder_result
+from arena.report import build_report, pairing_rows, rating_rows
 from arena.schedule import resolve_openings, schedule
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players import Budget
 
-from helpers import ROOT
+from helpers import ROOT, match_records
 
 AZ = "alphazero:ckpt=runs/x/checkpoints/best.pt,sims=64"
 RUNGS = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3",
@@ -78,6 +78,7 @@ def test_a_tiny_ladder_writes_its_results_and_one_line_and_resumes(tmp_path, cap
     assert m and m.group(1, 2, 6, 7) == ("random", ANCHOR, "4", "2"), summary
     assert sum(line.startswith("ladder: ") for line in lines) == 1
     assert any(line.endswith("anchor alphabeta:depth=2 = 0") for line in lines)
+    assert "warning" not in capsys.readouterr().err  # depth 2 is a rung: rated against it, as promised
     for name in ("config.json", "games.jsonl", "pairings.csv", "ratings.csv", "summary.json", "ladder.json"):
         assert (out / name).is_file(), name
     data = json.loads((out / "ladder.json").read_text())
@@ -119,6 +120,52 @@ def test_ladder_result_interval_rests_on_the_games_against_the_anchor(tmp_path):
     score = (1.5 + 0.5) / (4 + 1)  # one virtual draw (the prior)
     assert result.elo == pytest.approx(400 * math.log10(score / (1 - score)))
     assert result.games == 8 and result.anchor_games == 4 and result.scores["greedy"]["score"] == 1.0
+
+
+def test_the_ladder_line_and_the_rows_agree_on_a_sweep(tmp_path):
+    """Issue 28: a 12-0 sweep (4-0 against each rung) read -126 in the line, [+7, inf] in its rows."""
+    config = ladder_config("alphabeta:depth=3", depths=(1,), games_per_pairing=4)
+    assert config.players == ("alphabeta:depth=3", "random", "greedy", "alphabeta:depth=1")
+    report = build_report(config, tmp_path, 1, match_records(*((0, j, 4, 0, 0) for j in (1, 2, 3))), 12)
+    result = ladder_result(report)
+    row = next(r for r in pairing_rows(report) if r["opponent"] == "random")
+    rating = next(r for r in rating_rows(report) if r["player"] == "alphabeta:depth=3")
+    for r in (row, rating):  # the line, the pairing row and the ratings table: one interval
+        assert (result.elo, result.lo, result.hi) == pytest.approx((r["elo"], r["elo_lo"], r["elo_hi"]))
+    assert result.line() == ("ladder: alphabeta:depth=3  Elo vs random: +382 [-7, +1231] "
+                             "(12 games, 4 vs random)")
+    scores = result.to_json()["scores"]["random"]
+    assert (scores["score"], scores["score_lo"], scores["elo_lo"]) == (1.0, 0.4901, -6.9)
+    assert ladder_section_rows(result)["random"]["elo_95"] == [-6.9, 1230.6]  # the model card: the same
+
+
+def ladder_section_rows(result) -> dict[str, dict]:
+    from arena.ladder_card import ladder_rows
+
+    return {r["opponent"]: r for r in ladder_rows(result.to_json())}
+
+
+def test_a_ladder_without_depth_2_warns_and_names_its_anchor(tmp_path, capsys):
+    """Issue 28: ``--depths 1`` silently rated against random."""
+    out = tmp_path / "ladder"
+    argv = ["ladder", "greedy", "--depths", "1", "--games-per-pairing", "2", "--ply-cap", "20",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    note = f"{ANCHOR} is not among the rungs (add depth 2 to --depths): the Elo is relative to random"
+    assert captured.err.splitlines() == [f"hive-arena ladder: warning: {note}"]
+    assert LINE.match(captured.out.splitlines()[-1]).group(2) == "random"
+    assert json.loads((out / "ladder.json").read_text())["anchor_note"] == note
+    assert anchor_note(ladder_config("greedy").players) is None
+    assert anchor_note(ladder_config(ANCHOR).players) == (
+        f"the player is the anchor {ANCHOR}: its Elo vs {ANCHOR} is 0 by definition")
+
+
+def test_a_player_without_games_against_the_anchor_is_unrated(tmp_path):
+    config = ladder_config("greedy", depths=(2,), games_per_pairing=2)
+    result = ladder_result(build_report(config, tmp_path, 2, match_records((0, 1, 2, 0, 0)), 4))
+    assert not result.rated and result.to_json()["elo"] is None and result.to_json()["rated"] is False
+    assert result.line() == f"ladder: greedy  Elo vs {ANCHOR}: unrated (2 games, 0 vs {ANCHOR})"
 
 
 def test_the_ladder_line_and_json_give_the_time_and_search_per_move(tmp_path):
@@ -180,3 +227,13 @@ def test_a_bad_player_spec_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("hive-arena: error: ") and "depht" in proc.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("game_type", ["Base+MLP", "Base+P"])
+def test_the_ladder_plays_every_game_type(tmp_path, capsys, game_type):
+    out = tmp_path / "ladder"
+    assert main(["ladder", "random", "--depths", "1", "--games-per-pairing", "2", "--ply-cap", "16",
+                 "--game-type", game_type, "--out", str(out), "--no-progress"]) == 0
+    assert LINE.match(capsys.readouterr().out.splitlines()[-1])
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and all(r["game_string"].startswith(f"{game_type};") for r in records)

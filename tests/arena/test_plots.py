@@ -117,3 +117,41 @@ def test_checkpoint_step_of_copies():
 def test_plot_png(arena_dirs, tmp_path):
     out = plot_ratings(arena_dirs, tmp_path / "plots" / "ratings.png")
     assert out.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_unrated_players_are_not_drawn_and_named_in_a_note(tmp_path):
+    """Issue 28: the plot of a ladder drew its unrated rungs' +0 lines under random's."""
+    from arena.config import ArenaConfig
+    from arena.report import build_report, write_report
+
+    from helpers import match_records
+
+    config = ArenaConfig("gauntlet", ("greedy", "random", "alphabeta:depth=1", "alphabeta:depth=2"), 4)
+    records = match_records(*((0, j, 4, 0, 0) for j in (1, 2, 3)))
+    write_report(build_report(config, tmp_path, 1, records, 12))
+    data = rating_plot_data([tmp_path])
+    assert [r.player for r in data.baselines] == ["greedy", "random"]
+    assert data.notes == ["left out (unrated: no games bound their Elo): "
+                          "alphabeta:depth=1, alphabeta:depth=2"]
+    assert [r.games for r in data.baselines] == [12, 4]
+
+
+def test_the_plot_shows_the_games_behind_each_point(tmp_path):
+    from arena.plot import baseline_label, rating_figure
+
+    d = summary(tmp_path, "a", "random", [
+        ("random", 0.0, 0.0, 0.0), ("greedy", 419.0, 380.0, 458.0),
+        (az(f"{RUN}/checkpoints/ckpt_00000010.pt"), 30.0, 0.0, 60.0),
+        (az(f"{RUN}/checkpoints/ckpt_00000020.pt"), 90.0, 20.0, 160.0)])
+    data = json.loads((d / "summary.json").read_text())
+    for row, games in zip(data["ratings"], (60, 40, 13, 29), strict=True):
+        row["games"] = games
+    (d / "summary.json").write_text(json.dumps(data))
+    plot = rating_plot_data([d])
+    (points,) = plot.series.values()
+    assert [(s, r.games) for s, r in points] == [(10, 13), (20, 29)]
+    assert baseline_label(plot.baselines[0]) == "greedy +419 (40 games)"
+    ax = rating_figure([d]).axes[0]
+    assert sorted(t.get_text() for t in ax.texts) == ["13", "29"]  # beside each point
+    assert "random +0 (60 games)" in ax.get_legend_handles_labels()[1]
+    assert "numbers: games" in ax.get_ylabel()

@@ -32,7 +32,6 @@ from hive_env.encode import (
     F_RESERVE_COUNT,
     F_TYPE,
     GF_BLACK_TO_MOVE,
-    GF_CLOCK,
     GF_FIRST_TURN,
     GF_LADYBUG,
     GF_MOSQUITO,
@@ -46,6 +45,7 @@ from hive_env.encode import (
     GF_PILLBUG,
     GF_QUEEN_DUE,
     GF_TURN,
+    GF_UNUSED,
     MAX_LEGAL,
     N_GLOBAL_FEATURES,
     N_NODE_FEATURES,
@@ -54,6 +54,7 @@ from hive_env.encode import (
     NODE_RESERVE,
     NODE_STACK,
     OBS_FIELDS,
+    TURN_HORIZON,
     EncodingError,
     graph_dims,
     observe,
@@ -212,8 +213,8 @@ def reference_graph(board: np.ndarray):
     turn = ply // 2 + 1
     g = np.zeros(N_GLOBAL_FEATURES, np.float32)
     g[GF_BLACK_TO_MOVE], g[GF_OWN_QUEEN], g[GF_OPP_QUEEN] = me, queens[0] >= 0, queens[1] >= 0
-    g[GF_QUEEN_DUE], g[GF_FIRST_TURN], g[GF_TURN] = queens[0] < 0 and turn == 4, turn == 1, turn / 50
-    g[GF_CLOCK] = min(ply / DEFAULT_PLY_CAP, 1)
+    g[GF_QUEEN_DUE], g[GF_FIRST_TURN] = queens[0] < 0 and turn == 4, turn == 1
+    g[GF_TURN] = min(turn, TURN_HORIZON) / TURN_HORIZON
     for index, queen in ((GF_OWN_QUEEN_FREE, queens[0]), (GF_OPP_QUEEN_FREE, queens[1])):
         if queen >= 0:
             g[index] = sum(board[TOP + NEIGH[queen, d]] < 0 for d in range(6)) / 6
@@ -341,9 +342,9 @@ def test_transform_observation_batched_and_without_board():
         obs["legal_actions"][0, :n].tolist()
 
 
-def test_global_features_do_not_depend_on_the_ply_cap():
+def test_global_features_do_not_depend_on_the_ply_cap_nor_on_the_colour_at_a_turn():
     # Self-play always has a cap, arena and UHP play none: the network must see the same input.
-    # GF_CLOCK is a game clock that saturates at DEFAULT_PLY_CAP plies, cap or no cap.
+    # GF_TURN counts turns and saturates at TURN_HORIZON, cap or no cap.
     for ply_cap in (0, 31, 200, DEFAULT_PLY_CAP):
         for game in random_games("Base", seed=17, n_games=2, max_plies=60, every=7, ply_cap=ply_cap):
             if game.is_over:
@@ -352,9 +353,16 @@ def test_global_features_do_not_depend_on_the_ply_cap():
             assert free.board[PLY] == game.board[PLY] and free.hash == game.hash
             want = observe(free.board)["global_feat"]
             np.testing.assert_array_equal(observe(game.board)["global_feat"], want)
-    for ply, clock in ((DEFAULT_PLY_CAP // 2, 0.5), (DEFAULT_PLY_CAP, 1.0), (2 * DEFAULT_PLY_CAP, 1.0)):
+    for ply, clock in ((0, 1 / TURN_HORIZON), (1, 1 / TURN_HORIZON), (DEFAULT_PLY_CAP - 2, 1.0),
+                       (DEFAULT_PLY_CAP - 1, 1.0), (2 * DEFAULT_PLY_CAP, 1.0), (148, 75 / TURN_HORIZON)):
         board, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bQ", 1, 0)], ply=ply)
-        assert observe(board)["global_feat"][GF_CLOCK] == pytest.approx(clock)
+        g = observe(board)["global_feat"]
+        assert g[GF_TURN] == pytest.approx(clock) and g[GF_UNUSED] == 0
+    # White and Black to move at the same turn: only feature 0 (and what each side owns) differs
+    white, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bQ", 1, 0)], ply=40)
+    black, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bQ", 1, 0)], ply=41)
+    differ = np.flatnonzero(observe(white)["global_feat"] != observe(black)["global_feat"])
+    assert differ.tolist() == [GF_BLACK_TO_MOVE]
 
 
 def test_placement_cells_are_marked():

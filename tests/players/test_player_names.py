@@ -98,4 +98,4 @@ def test_an_arena_with_named_players_stores_specs(tmp_path):
     assert {g["white"] for g in games} == {"greedy:name=g", "random:name=r"}
     assert json.loads((tmp_path / "config.json").read_text())["settings"]["players"] == list(config.players)
     last = format_report(report).splitlines()[-1].split()
-    assert last[:3] == ["g", "r", "2"]  # the pairing row, by names
+    assert last[:2] == ["g", "r"] and last[last.index("of") + 1] == "2"  # the pairing row, by names

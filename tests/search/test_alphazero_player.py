@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,21 @@ def test_plays_through_hive_play(ckpt, tmp_path):
     assert out.returncode == 0, out.stderr
     game = Game.from_string(record.read_text().strip())
     assert game.ply == 2 and game.move_strings[0] == "wS1"
+
+
+def test_warns_once_past_the_ply_cap_its_network_learnt_under(tmp_path):
+    path = save_checkpoint(tmp_path / "capped.pt", build_model("tiny"), step=1, lineage={"ply_cap": 6})
+    player = make_player(f"alphazero:ckpt={path},sims=4,device=cpu", seed=0)
+    assert player.trained_ply_cap == 6
+    game = Game()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning before the cap
+        for _ in range(6):
+            game.play(player.choose(game))
+    with pytest.warns(UserWarning, match="ply 6 is past the ply cap of the games its network learnt from"):
+        game.play(player.choose(game))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once
+        player.choose(game)
+    plain = save_checkpoint(tmp_path / "plain.pt", build_model("tiny"))
+    assert make_player(f"alphazero:ckpt={plain},sims=4,device=cpu", seed=0).trained_ply_cap is None

@@ -239,7 +239,7 @@ def test_the_aux_head_is_part_of_the_network():
     assert not settings("run_dir=x").model.aux_head
     saved, new = {"model": {"size": "tiny"}}, {"model": {"size": "tiny", "aux_head": True}}
     refused, _ = resume_changes(saved, new)
-    assert refused == ["model.aux_head: <unset> -> True"]  # a resumed run keeps its network's shape
+    assert refused == ["model.aux_head: False -> True"]  # a resumed run keeps its network's shape
 
 
 def test_messages_are_one_line():

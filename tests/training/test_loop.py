@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import torch
@@ -13,13 +15,9 @@ from training.loop import compose_config, train
 from training.replay import ReplayStore
 from training.selfplay import SelfPlay, SelfPlayConfig
 from training.selfplay_backend import InlineSelfPlay, ProcessSelfPlay, arena_executor, make_backend
-from training.worker import make_shard, worker_seed
+from training.worker import WAIT_S, make_shard, worker_seed
 
-from helpers import hashed_evaluate
-
-TINY_RUN = ["experiment=smoke", "selfplay.workers=0", "train.steps=4", "train.checkpoint_every=2",
-            "train.min_positions=32", "eval.games=2", "eval.sims=2", "eval.final_games=2",
-            "eval.final_sims=2"]
+from helpers import TINY_RUN, hashed_evaluate
 
 
 def test_train_runs_the_whole_job_from_python_and_a_rerun_resumes(tmp_path):
@@ -98,3 +96,55 @@ def test_a_shard_holds_its_games_samples_stats_and_records():
 def test_worker_seeds_differ_by_worker_and_by_shards_written():
     seeds = {worker_seed(0, w, s) for w in range(4) for s in range(50)}
     assert len(seeds) == 200 and worker_seed(1, 0, 0) != worker_seed(0, 0, 0)
+
+
+def test_paused_workers_play_no_move_until_resumed(tmp_path):
+    from training.checkpoint import CheckpointStore
+
+    CheckpointStore(tmp_path / "checkpoints").publish(0, build_model("tiny"))
+    store = ReplayStore(tmp_path / "replay")
+    procs = ProcessSelfPlay(_cfg(tmp_path, 1))
+    try:
+        assert wait_until(lambda: store.shard_count(0) >= 1, 120)  # playing
+        procs.pause()
+        time.sleep(2 * WAIT_S)  # a batched move under way ends; the next waits
+        paused = store.shard_count(0)
+        time.sleep(3.0)
+        assert store.shard_count(0) == paused
+        procs.resume()
+        assert wait_until(lambda: store.shard_count(0) > paused, 60)
+    finally:
+        procs.close()
+
+
+def test_evaluation_time_is_counted_apart_from_training_time(tmp_path):
+    from training.run import Run
+
+    cfg = compose_config([*TINY_RUN, f"run_dir={tmp_path}", "train.steps=4", "train.checkpoint_every=2"])
+    from training.config import run_config
+
+    run = Run(run_config(cfg), {}, log=lambda _: None)
+    calls = []
+
+    def slow_evaluation(r, step):
+        calls.append(step)
+        time.sleep(1.5)
+
+    start = time.monotonic()
+    run.run(evaluate_hook=slow_evaluation)
+    wall = time.monotonic() - start
+    assert calls == [2, 4]
+    assert run.trainer.eval_seconds >= 3.0
+    assert run.trainer.seconds <= wall - 3.0 + 0.1  # the evaluations are not training time
+    state = run.ckpts.latest()[1]
+    assert state["trainer"]["eval_seconds"] >= 1.5  # saved (the step-4 checkpoint precedes its evaluation)
+    assert state["lineage"]["totals"]["eval_minutes"] == round(state["trainer"]["eval_seconds"] / 60, 2)
+
+
+def wait_until(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False

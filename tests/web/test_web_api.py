@@ -125,6 +125,11 @@ def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path):
         s = c.post("/api/games", json={"white": "shipped", "black": "human"}).json()
         r = c.post(f"/api/games/{s['id']}/engine-move")
         assert r.status_code == 200 and len(r.json()["moves"]) == 1
+        # the shipped network of the game's type; a type without one is refused when the game is made
+        r = c.post("/api/games", json={"white": "shipped", "black": "human", "game_type": "Base+L"})
+        assert_refused(r, 400, "no network is shipped for Base+L")
+        analysis = c.get(f"/api/games/{new_game(c, game_type='Base+L')['id']}/analysis?model=shipped&sims=4")
+        assert_refused(analysis, 409, "no network is shipped for Base+L")
 
 
 def test_undo_goes_back_to_the_persons_move(client):

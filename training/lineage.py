@@ -1,0 +1,149 @@
+"""A run that starts from another network (``train.init_from``) and the lineage it carries on.
+
+``train.init_from`` names the parent: a checkpoint path, or ``shipped`` (the network shipped for
+the run's game type) or ``shipped:GAME_TYPE``. A run directory without checkpoints of its own
+then starts from the parent's weights (and, with ``train.init_optimizer``, its optimiser's
+state) with a new step counter, a fresh replay store and a learning-rate warm restart (the
+warm-up and the schedule start again). A parent of another shape or encoding is refused in one
+line before anything is written. Once the run has checkpoints, they are what it resumes from.
+
+Every checkpoint the run writes carries ``lineage``: its game type and training ply cap, the
+parent (file, SHA-256, step) and the totals over the whole line of networks (steps, self-play
+positions, training and evaluation minutes), the parent's own totals plus this run's. A
+checkpoint without one (trained before lineages existed, or shipped so) counts as a root: its
+steps and, where its model card says them, its minutes; the positions it does not record are
+marked unknown (None) in the totals. A parent of an older encoding that this code adapts to
+(``hive_env.encode.ADAPTED_VERSIONS``) is taken: the run's network is this encoding's, and
+fine-tuning relearns what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hive_env.files import sha256_file
+from models import shipped
+from search.checkpoint import CheckpointError, read_checkpoint
+
+from .config import ConfigError
+
+SHIPPED = "shipped"
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Work over a line of networks: training steps, self-play positions (None: some network
+    of the line did not record them), minutes of training and of evaluation."""
+
+    steps: int = 0
+    positions: int | None = 0
+    train_minutes: float = 0.0
+    eval_minutes: float = 0.0
+
+    def plus(self, steps: int, positions: int, train_minutes: float, eval_minutes: float) -> Totals:
+        known = None if self.positions is None else self.positions + positions
+        return Totals(self.steps + steps, known, round(self.train_minutes + train_minutes, 2),
+                      round(self.eval_minutes + eval_minutes, 2))
+
+
+@dataclass(frozen=True)
+class Parent:
+    """The network a run started from: where, its hash, its step, and the totals up to it."""
+
+    path: str
+    sha256: str
+    step: int
+    game_type: str | None
+    totals: Totals
+    generations: int = 1  # networks in the line up to and including this one
+    ancestors: tuple[dict[str, Any], ...] = field(default_factory=tuple)  # the parent's own parents
+
+
+def resolve(spec: str, game_type: str) -> Path:
+    """The checkpoint ``train.init_from`` names: ``shipped`` (the network shipped for
+    ``game_type``), ``shipped:GAME_TYPE``, or a path. Raises :class:`ConfigError`."""
+    if spec == SHIPPED or spec.startswith(SHIPPED + ":"):
+        wanted = spec.partition(":")[2] or game_type
+        try:
+            return shipped.network(wanted).checkpoint
+        except shipped.NoShippedNetworkError as e:
+            raise ConfigError(f"train.init_from={spec}: {e}") from None
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"train.init_from: no checkpoint at {path}")
+    return path
+
+
+def load_parent(spec: str, game_type: str, model_config: dict[str, Any],
+                optimizer: bool) -> tuple[Parent, dict[str, Any]]:
+    """The parent named by ``spec`` and its checkpoint, checked against the run's network
+    (``model_config``: ``vars`` of the run's ``ModelConfig``). Raises :class:`ConfigError` in one
+    line: no such network, unreadable, another encoding, another shape, or no optimiser state
+    when ``optimizer`` asks for it."""
+    path = resolve(spec, game_type)
+    try:
+        state = read_checkpoint(path)
+    except CheckpointError as e:
+        raise ConfigError(f"train.init_from: {e}") from None
+    theirs = state["model_config"]
+    if theirs != model_config:
+        keys = [k for k in sorted(set(theirs) | set(model_config)) if theirs.get(k) != model_config.get(k)]
+        diff = ", ".join(f"{k} {theirs.get(k)!r} (this run: {model_config.get(k)!r})" for k in keys)
+        raise ConfigError(f"train.init_from: {path} is another network: {diff}; set model.* to match it")
+    if optimizer and "trainer" not in state:
+        raise ConfigError(f"train.init_from: {path} holds no optimiser state (final.pt and shipped networks "
+                          "keep only weights; a run's ckpt_<step>.pt has it): set train.init_optimizer=false")
+    return parent_of(path, state), state
+
+
+def parent_of(path: Path, state: dict[str, Any]) -> Parent:
+    """``path`` as a parent: its lineage's totals if it has one, else a root's (its step, and the
+    minutes its model card gives when it is a shipped network)."""
+    lineage = state.get("lineage")
+    game_type = (state.get("config") or {}).get("env", {}).get("game_type")
+    if lineage:
+        totals = Totals(**lineage["totals"])
+        return Parent(str(path), sha256_file(path), int(state.get("step", 0)),
+                      lineage.get("game_type", game_type), totals, int(lineage.get("generations", 1)),
+                      tuple(_ancestors(lineage)))
+    step = int(state.get("step", 0))
+    minutes = 0.0
+    card = shipped.card_of(path)
+    if card is not None:
+        minutes = float(card.get("run", {}).get("wall_minutes") or 0.0)
+        game_type = card.get("game_type", "Base")
+    return Parent(str(path), sha256_file(path), step, game_type, Totals(step, None, minutes, 0.0))
+
+
+def _ancestors(lineage: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parents above a checkpoint's own, nearest first (each without its ancestors)."""
+    parent = lineage.get("parent")
+    if parent is None:
+        return []
+    return [{k: v for k, v in parent.items() if k != "ancestors"}, *parent.get("ancestors", [])]
+
+
+def lineage(parent: Parent | None, game_type: str, steps: int, positions: int, train_minutes: float,
+            eval_minutes: float, ply_cap: int = 0) -> dict[str, Any]:
+    """The ``lineage`` entry of a checkpoint at ``steps`` of this run (plain data); ``ply_cap``:
+    the cap its self-play games were played to (the player warns past it)."""
+    base = parent.totals if parent is not None else Totals()
+    totals = base.plus(steps, positions, train_minutes, eval_minutes)
+    out: dict[str, Any] = {"game_type": game_type, "generations": 1 + (parent.generations if parent else 0),
+                           "ply_cap": ply_cap, "totals": asdict(totals), "parent": None}
+    if parent is not None:
+        out["parent"] = {"file": Path(parent.path).name, "sha256": parent.sha256, "step": parent.step,
+                         "game_type": parent.game_type, "generations": parent.generations,
+                         "totals": asdict(parent.totals), "ancestors": list(parent.ancestors)}
+    return out
+
+
+def parent_from_lineage(entry: dict[str, Any] | None) -> Parent | None:
+    """The parent named by a checkpoint's ``lineage`` (how a resumed run knows its own)."""
+    if not entry or not entry.get("parent"):
+        return None
+    p = entry["parent"]
+    return Parent(p["file"], p["sha256"], int(p["step"]), p.get("game_type"), Totals(**p["totals"]),
+                  int(p["generations"]), tuple(p.get("ancestors", [])))
