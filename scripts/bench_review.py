@@ -1,7 +1,7 @@
 """How long a game's review takes: ``python -m scripts.bench_review [--plies 60] [--sims 400]``.
 
-A seeded Base game of ``--plies`` plies (alphabeta depth 1 against greedy, the first moves at
-random) is reviewed by ``search.review.review_game`` with the shipped network on one thread
+A seeded Base game of ``--plies`` plies (random moves, so that it lasts: games between players
+end sooner) is reviewed by ``search.review.review_game`` with the shipped network on one thread
 (torch and numba), after a warm-up review that loads the kernels. Prints the seconds, the
 simulations per second over all positions, and the marks found. Pin it to one core for the
 issue's figure: ``taskset -c 0 python -m scripts.bench_review``.
@@ -30,17 +30,13 @@ def main(argv: list[str] | None = None) -> None:
     numba.set_num_threads(1)
     from hive_env import Game
     from models import shipped
-    from players import make_player
     from search.review import Network, review_game
 
     rng = np.random.default_rng(args.seed)
     game = Game("Base")
-    players = [make_player("alphabeta:depth=1", seed=args.seed), make_player("greedy", seed=args.seed + 1)]
     while game.ply < args.plies and not game.is_over:
         legal = game.legal_moves()
-        opening = game.ply < 4
-        move = int(legal[rng.integers(len(legal))]) if opening else players[game.side_to_move].choose(game)
-        game.play(move)
+        game.play(int(legal[rng.integers(len(legal))]))
     network = Network.load(shipped.CHECKPOINT, backend=args.backend)
     review_game(Game.from_string(game.game_string()), network, sims=8)  # kernels loaded
     start = time.perf_counter()
