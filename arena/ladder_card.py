@@ -26,13 +26,16 @@ def ladder_section(path: Path) -> dict[str, Any]:
     """
     ladder = json.loads((path / LADDER_FILE).read_text())
     config = json.loads((path / "config.json").read_text()) if (path / "config.json").is_file() else {}
+    settings = config.get("settings", {})
+    game_type = settings.get("game_type", "Base")
     spec = ladder["player"]
     depths = sorted({int(o.split("=")[1]) for o in ladder["scores"] if o.startswith("alphabeta:depth=")})
     per = max((s["games"] for s in ladder["scores"].values()), default=0)
     command = (f"hive-arena ladder \"{re.sub(r'ckpt=[^,]*,?', '', spec).rstrip(':,')}\" "
                f"--depths {' '.join(map(str, depths))} --games-per-pairing {per}"
                + (f" --equal-time {ladder['equal_time']:g}" if ladder.get("equal_time") else "")
-               + f" --seed {config.get('seed', 0)}")
+               + (f" --game-type {game_type}" if game_type != "Base" else "")
+               + f" --seed {settings.get('seed', 0)}")
     return {"command": command, "summary": ladder["summary"].replace(spec, "the shipped network"),
             "anchor": ladder["anchor"], "elo": ladder["elo"], "elo_95": [ladder["lo"], ladder["hi"]],
             "equal_time": ladder.get("equal_time"), "rows": ladder_rows(ladder)}

@@ -17,6 +17,7 @@ import arena.executor as executor_module
 from arena.cli import build_parser, config_from_args, main
 from arena.config import default_out_dir
 from arena.ladder import ANCHOR, anchor_note, ladder_anchor, ladder_config, ladder_opponents, ladder_result
+from arena.ladder_card import ladder_section
 from arena.report import build_report, pairing_rows, rating_rows
 from arena.schedule import resolve_openings, schedule
 from hive_env.outcome import DEFAULT_PLY_CAP
@@ -233,7 +234,9 @@ def test_a_bad_player_spec_is_one_line_and_exit_2(tmp_path):
 def test_the_ladder_plays_every_game_type(tmp_path, capsys, game_type):
     out = tmp_path / "ladder"
     assert main(["ladder", "random", "--depths", "1", "--games-per-pairing", "2", "--ply-cap", "16",
-                 "--game-type", game_type, "--out", str(out), "--no-progress"]) == 0
+                 "--game-type", game_type, "--out", str(out), "--no-progress", "--seed", "5"]) == 0
     assert LINE.match(capsys.readouterr().out.splitlines()[-1])
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == 4 and all(r["game_string"].startswith(f"{game_type};") for r in records)
+    # a model card's ladder section says how to play it again: the game type and the seed
+    assert ladder_section(out)["command"].endswith(f"--game-type {game_type} --seed 5")
