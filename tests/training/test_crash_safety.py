@@ -184,7 +184,8 @@ def train_steps_logged(run_dir: Path) -> set[int]:
     return steps
 
 
-@pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("signum,code", [pytest.param(signal.SIGINT, 130, marks=pytest.mark.slow),
+                                         (signal.SIGTERM, 143)])  # one in the default suite (its time)
 def test_a_signal_stops_cleanly_and_the_run_resumes(tmp_path, signum, code):
     run_dir = tmp_path / "run"
     overrides = ("selfplay.workers=1", "eval.games=2", "eval.sims=2", "eval.final_games=2")
