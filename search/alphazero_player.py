@@ -209,8 +209,8 @@ class AlphaZeroPlayer:
         self.prepare(game.game_type)
         if self.trained_ply_cap and game.ply >= self.trained_ply_cap and not self._past_cap_warned:
             self._past_cap_warned = True
-            warnings.warn(f"{self.name}: ply {game.ply} is past the ply cap of the games its network learnt "
-                          f"from ({self.trained_ply_cap}): its values here are extrapolated", stacklevel=2)
+            warnings.warn(f"{self.name}: a game past ply {self.trained_ply_cap}, the ply cap of the games "
+                          "its network learnt from: its values there are extrapolated", stacklevel=2)
         start = self.clock()
         sims: int | None = self.sims
         time_s = budget.time_s if budget is not None else None

@@ -92,7 +92,7 @@ def test_warns_once_past_the_ply_cap_its_network_learnt_under(tmp_path):
         warnings.simplefilter("error")  # no warning before the cap
         for _ in range(6):
             game.play(player.choose(game))
-    with pytest.warns(UserWarning, match="ply 6 is past the ply cap of the games its network learnt from"):
+    with pytest.warns(UserWarning, match="a game past ply 6, the ply cap of the games its network"):
         game.play(player.choose(game))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once
