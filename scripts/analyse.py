@@ -21,7 +21,7 @@ from pathlib import Path
 from hive_env import HiveError
 from hive_env.game_records import read_game
 from players import PlayerSpecError
-from players.registry import parse_spec
+from players.registry import check_spec, parse_spec
 
 SPEC = "alphazero[:ckpt=PATH,sims=N,leaves=L,backend=B]"
 
@@ -79,6 +79,7 @@ def _network_spec(spec: str, game_type: str) -> tuple[Path, int, int, str]:
     from models import shipped
     from search.review import DEFAULT_LEAVES, DEFAULT_SIMS
 
+    check_spec(spec)  # the registry's own checks of every value (sims >= 1, leaves >= 1, ...)
     kind, raw = parse_spec(spec)
     unknown = set(raw) - {"ckpt", "sims", "leaves", "backend", "name", "device"}
     if kind != "alphazero" or unknown:

@@ -34,8 +34,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from hive_env import BLACK_WINS, WHITE_WINS, Game
+from hive_env import Game
 from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
+from hive_env.outcome import score_for
 from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs
 
 from .checkpoint import load_model
@@ -153,10 +154,6 @@ def _network_view(network: Network, positions: list[Game]) -> tuple[np.ndarray, 
     return wdl, priors
 
 
-def _exact_white_score(game: Game) -> float:
-    return {WHITE_WINS: 1.0, BLACK_WINS: 0.0}.get(game.status, 0.5)
-
-
 def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: int = DEFAULT_LEAVES,
                 progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> GameReview:
@@ -177,7 +174,7 @@ def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: 
     values = np.full(len(positions), np.nan)
     for i, p in enumerate(positions):
         if p.is_over:
-            values[i] = 2 * _exact_white_score(p) - 1  # White's view
+            values[i] = score_for(p.status, 0)  # White's view
     result = None
     if live:
         config = SearchConfig(sims=sims, dirichlet_eps=0.0, leaves_per_tree=leaves, tree_reuse=False)
