@@ -15,7 +15,7 @@ import pickle
 import re
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
@@ -49,8 +49,12 @@ def save_checkpoint(path: str | Path, model: HiveGNN, **extra: Any) -> Path:
     return write_atomic(path, buf.getvalue())
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
+def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
     """The checkpoint dict, on the CPU, verified before use.
+
+    ``path`` is a file name, or a binary file the caller opened (seekable, read from its start):
+    a server opens a file under a directory descriptor without following links (``web.players``),
+    and the file it checked is then the file read.
 
     A checkpoint is data, never code: it is loaded with ``torch.load(weights_only=True)``,
     which builds only tensors and plain containers (a crafted file that would run code is
@@ -63,18 +67,21 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     Raises:
         CheckpointError: missing, damaged, not a checkpoint, unsafe, or another encoding version.
     """
-    path = Path(path)
-    if not path.is_file():
+    source = Path(path) if isinstance(path, (str, Path)) else path
+    path = _name(source)
+    if isinstance(source, Path) and not source.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     try:
-        with zipfile.ZipFile(path) as archive:
+        _rewind(source)
+        with zipfile.ZipFile(source) as archive:
             bad = archive.testzip()
     except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
         raise CheckpointError(f"{path} is damaged or not a checkpoint ({_brief(e)})") from None
     if bad is not None:
         raise CheckpointError(f"{path} is damaged: its member {bad} fails its CRC check")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        _rewind(source)
+        state = torch.load(source, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         found = re.search(r"GLOBAL (\S+)", str(e))
         what = f"it would load {found.group(1)}" if found else _brief(e)
@@ -91,17 +98,33 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
+def _name(source: Path | BinaryIO) -> Path | str:
+    """What messages call a checkpoint: its path, or an open file's name."""
+    if isinstance(source, Path):
+        return source
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) else "the checkpoint file"
+
+
+def _rewind(source: Path | BinaryIO) -> None:
+    """Back to the start of an open file (a path needs nothing)."""
+    if not isinstance(source, Path):
+        source.seek(0)
+
+
 def _brief(e: BaseException) -> str:
     """One line of an exception, at most 160 characters (torch's messages run to pages)."""
     text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(e)).split())
     return f"{type(e).__name__}: {text[:157] + '...' if len(text) > 160 else text}"
 
 
-def load_model(path: str | Path, device: str | torch.device = "cpu") -> tuple[HiveGNN, dict[str, Any]]:
-    """The model of a checkpoint, in eval mode on ``device``, and the whole checkpoint dict. The
-    model's ``encoding_version`` is the checkpoint's (``search.network`` adapts observations to
-    an older one)."""
+def load_model(path: str | Path | BinaryIO,
+               device: str | torch.device = "cpu") -> tuple[HiveGNN, dict[str, Any]]:
+    """The model of a checkpoint (a path or an open binary file, as :func:`read_checkpoint`), in
+    eval mode on ``device``, and the whole checkpoint dict. The model's ``encoding_version`` is
+    the checkpoint's (``search.network`` adapts observations to an older one)."""
     state = read_checkpoint(path)
+    path = _name(Path(path) if isinstance(path, str) else path)
     try:
         model = HiveGNN(ModelConfig(**state["model_config"]))
     except (TypeError, ValueError) as e:

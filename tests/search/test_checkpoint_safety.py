@@ -59,6 +59,18 @@ def test_a_crafted_checkpoint_is_refused_and_runs_nothing(crafted):
     assert not marker.exists()
 
 
+def test_an_open_file_is_read_like_its_path(good, crafted):
+    """A caller that opened the file itself (``web.players.open_inside``) passes the open file."""
+    with good.open("rb") as f:
+        f.read(10)  # read from the start whatever the position
+        model, state = load_model(f)
+    assert state["step"] == 7 and model.config == load_model(good)[0].config
+    path, marker = crafted
+    with path.open("rb") as f, pytest.raises(CheckpointError, match="refused as unsafe") as err:
+        read_checkpoint(f)
+    assert str(path) in str(err.value) and not marker.exists()
+
+
 def _flip_data_byte(src: Path, dst: Path) -> None:
     """Copy ``src`` with one byte flipped inside the largest tensor's data (not in a header)."""
     data = bytearray(src.read_bytes())
