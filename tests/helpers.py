@@ -53,6 +53,24 @@ def random_games(game_type: str, seed: int, n_games: int = 3, max_plies: int = 9
     return out
 
 
+def long_game(plies: int, seed: int = 0, game_type: str = "Base") -> Game:
+    """A legal game of exactly ``plies`` plies still in progress: seeded random moves, skipping
+    any that would end it (a surround or a repetition draw)."""
+    rng = np.random.default_rng(seed)
+    game = Game(game_type)
+    while game.ply < plies:
+        moves = game.legal_moves().copy()
+        rng.shuffle(moves)
+        for move in moves:
+            game.play(int(move))
+            if not game.is_over:
+                break
+            game.undo(1)
+        else:
+            raise RuntimeError(f"seed {seed}: every move ends the game at ply {game.ply}")
+    return game
+
+
 REAL_GAMES = ROOT / "tests" / "data" / "real_games.txt"
 """GameStrings of real games, two per game type (alpha-beta depth 2 against depth 1 after a
 random 4-ply opening; made by ``python -m scripts.record_games --out tests/data/real_games.txt``)."""

@@ -2,12 +2,17 @@
 
 - ``players``: the allow-list of opponents (people, classical players, checkpoints by id)
 - ``view``: a position as the JSON the page draws (tiles, reserves, legal moves, result)
-- ``sessions``: games in memory by id, engines thinking off the event loop
+- ``owners``: the owner cookie: which client a request (and so a game) belongs to
+- ``limits``: search slots: engines and analyses in a bounded fair queue, off the cheap pool
+- ``sessions``: games in memory by id and owner, engines thinking off the event loop
 - ``analysis``: the network's win/draw/loss value, priors and search visit shares
 - ``app``: the FastAPI app factory (JSON API, OpenAPI at /docs, the static page)
+- ``serve``: uvicorn under connection caps (connections, request-head timeout, half-close)
 - ``static/``: index.html, app.js, style.css (no build step, nothing from a CDN)
 """
 
 from .app import create_app  # the server
+from .limits import SearchRefusedError, SearchSlots  # search slots, for any route that searches
+from .serve import ServerLimits, make_server  # uvicorn with connection caps
 
-__all__ = ["create_app"]
+__all__ = ["SearchRefusedError", "SearchSlots", "ServerLimits", "create_app", "make_server"]

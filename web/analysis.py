@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import torch
@@ -34,28 +36,38 @@ MAX_SIMS = 2000
 """Most simulations one analysis may ask for (about a minute on one CPU core with a small net)."""
 
 
+def _open(path: Path) -> BinaryIO:
+    return Path(path).open("rb")  # noqa: SIM115 (the caller closes it)
+
+
 class ModelCache:
     """Loaded networks by checkpoint path, the ``size`` most recently used.
 
     Args:
         device: ``auto``, ``cpu`` or ``cuda``.
         size: models kept in memory.
+        opener: opens a checkpoint for reading (``web.players.Catalogue.open``, which checks a
+            path under the models directory when it opens it); default ``open(path, "rb")``.
     """
 
-    def __init__(self, device: str = "auto", size: int = 2):
+    def __init__(self, device: str = "auto", size: int = 2,
+                 opener: Callable[[Path], BinaryIO] | None = None):
         self.device = pick_device(device)
         self.size = size
+        self.opener = opener or _open
         self._models: OrderedDict[str, tuple] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, path: Path) -> tuple[torch.nn.Module, object, torch.device]:
-        """(model, evaluate, device) of a checkpoint; raises ``CheckpointError`` when unreadable."""
+        """(model, evaluate, device) of a checkpoint; raises ``CheckpointError`` when unreadable
+        (``OSError`` when it cannot be opened)."""
         key = str(path)
         with self._lock:
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
-            model, _ = load_model(path, self.device)
+            with self.opener(path) as f:
+                model, _ = load_model(f, self.device)
             entry = (model, make_evaluator(model, self.device, bf16=self.device.type == "cuda"), self.device)
             self._models[key] = entry
             while len(self._models) > self.size:

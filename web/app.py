@@ -16,66 +16,91 @@ leaves the game as it was):
 ``DELETE /api/games/{id}``               forget a game
 =======================================  ==================================================
 
-Engines and analyses run in a thread pool, never on the event loop, with a time limit.
+Every game belongs to the client that made it (an owner token in an HttpOnly cookie,
+``web.owners``); another client's game answers 404, like an unknown one. Nothing slow runs on
+the event loop: cheap work (parsing a GameString, listing players, drawing a position, the legal
+moves) runs on one thread pool, searches (alpha-beta and AlphaZero engines' moves, analyses) on
+another behind ``web.limits.SearchSlots`` (a bounded fair queue: a deadline that counts the
+wait, one search running per client, a budget of simulations in flight), so a burst of
+searches never delays a cheap request. Request bodies are strictly typed (no ``"2"`` for 2, no ``true`` for 1)
+and MoveStrings and GameStrings are one line of printable ASCII.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from hive_env import GAME_TYPES, Game, HiveError
 from search.checkpoint import CheckpointError
 
 from .analysis import MAX_SIMS, ModelCache, analyse
-from .players import Catalogue, UnknownPlayerError
-from .sessions import SessionError, SessionStore
+from .limits import SearchRefusedError, SearchSlots
+from .owners import OwnerCookie
+from .players import Catalogue, Entry, UnknownPlayerError
+from .sessions import MAX_PLIES, SessionError, SessionStore
 from .view import describe, position_at
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 1024
 """Largest request body accepted, in bytes (a GameString of a long game is a few KiB)."""
-MAX_PLY_CAP = 10_000
+
+
+def one_line(text: str) -> str:
+    """``text`` if it is one line of printable ASCII (all UHP notation is), else ValueError
+    naming the first other character: a newline, U+2028 or a control character could smuggle a
+    second command into a line-based protocol or a log."""
+    for ch in text:
+        if not " " <= ch <= "~":
+            raise ValueError(f"only printable ASCII is allowed (found U+{ord(ch):04X})")
+    return text
+
+
+Line = Annotated[str, AfterValidator(one_line)]
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class NewGame(_Body):
-    game_type: str = Field("Base", max_length=16, description="Base, Base+M, ... Base+MLP")
-    game_string: str | None = Field(None, max_length=MAX_BODY,
-                                    description="a UHP GameString to load instead of a new game")
-    white: str = Field("human", max_length=64, description="player id from GET /api/players")
-    black: str = Field("random", max_length=64, description="player id from GET /api/players")
-    ply_cap: int = Field(0, ge=0, le=MAX_PLY_CAP, description="draw after this many plies; 0 = none")
+    game_type: Line = Field("Base", max_length=16, description="Base, Base+M, ... Base+MLP")
+    game_string: Line | None = Field(None, max_length=MAX_BODY,
+                                     description=f"a UHP GameString to load instead of a new game "
+                                                 f"(at most {MAX_PLIES} moves)")
+    white: Line = Field("human", max_length=64, description="player id from GET /api/players")
+    black: Line = Field("random", max_length=64, description="player id from GET /api/players")
+    ply_cap: int = Field(0, ge=0, le=MAX_PLIES, description="draw after this many plies; 0 = none")
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seeds the engines' random choices")
 
 
 class PlayMove(_Body):
-    move: str = Field(..., max_length=64, description="a UHP MoveString, e.g. 'bS1 wS1-' or 'pass'")
+    move: Line = Field(..., max_length=64, description="a UHP MoveString, e.g. 'bS1 wS1-' or 'pass'")
 
 
 class Undo(_Body):
-    plies: int | None = Field(None, ge=1, le=MAX_PLY_CAP,
+    plies: int | None = Field(None, ge=1, le=MAX_PLIES,
                               description="plies to take back; default: back to the person's last move")
 
 
 class _BodyLimit:
     """ASGI middleware: a request body over ``limit`` bytes is answered 413, whether it
-    announces its length or streams in chunks (the body is read here, then handed on)."""
+    announces its length or streams in chunks, and one not received within ``timeout_s``
+    seconds 408 (a client trickling its body holds no request open for long). The body is read
+    here, then handed on."""
 
-    def __init__(self, app, limit: int):
-        self.app, self.limit = app, limit
+    def __init__(self, app, limit: int, timeout_s: float = 10.0):
+        self.app, self.limit, self.timeout_s = app, limit, timeout_s
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -85,8 +110,14 @@ class _BodyLimit:
             if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
                 return await too_big(scope, receive, send)
         chunks, size = [], 0
+        deadline = time.monotonic() + self.timeout_s
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(deadline - time.monotonic(), 0.0))
+            except TimeoutError:
+                slow = JSONResponse({"detail": f"request body not received within {self.timeout_s:g} s"}, 408,
+                                    headers={"Connection": "close"})
+                return await slow(scope, receive, send)
             if message["type"] != "http.request":
                 return None  # the client went away
             chunks.append(message.get("body", b""))
@@ -113,48 +144,92 @@ def _one_line(exc: RequestValidationError) -> str:
     return f"{where}: {err.get('msg', 'invalid')}".replace("\n", " ")
 
 
+def _owner(request: Request) -> str:
+    """The client's owner token (``web.owners.OwnerCookie`` put it there)."""
+    return request.state.owner
+
+
+Owner = Annotated[str, Depends(_owner)]
+
+
+def moves_in(game_string: str) -> int:
+    """Moves a GameString lists (counted without parsing it: ``GameType;GameState;Turn;m1;m2...``)."""
+    parts = game_string.strip().split(";")
+    while len(parts) > 3 and not parts[-1].strip():
+        parts.pop()
+    return max(len(parts) - 3, 0)
+
+
 def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: int | None = None,
                max_sessions: int = 64, idle_s: float = 3600.0, workers: int = 4,
                device: str = "auto", engine_timeout: float | None = None,
-               leaves: int | None = None) -> FastAPI:
+               leaves: int | None = None, per_client: int = 8, search_slots: int = 2,
+               search_sims: int = 2 * MAX_SIMS, search_queue: int = 16,
+               analysis_timeout: float | None = None, body_timeout: float = 10.0) -> FastAPI:
     """The app.
 
     Args:
         models_dir: where checkpoints are looked for (recursively, ``*.pt``).
         move_time: seconds an alpha-beta move may take (its iterative deepening stops then).
-        engine_timeout: seconds after which any engine still thinking is answered 504 and its
-            move dropped (default ``2 * move_time + 5``).
+        engine_timeout: seconds from an engine-move request to its answer, the wait for a
+            search slot included; an engine still thinking then is answered 504 and its move
+            dropped (default ``2 * move_time + 5``).
+        analysis_timeout: the same for an analysis (default ``max(60, 4 * move_time)``).
         sims: simulations per move of the ``alphazero`` opponents (None: the player's default).
         leaves: their leaves per network call (None: the player's default).
-        max_sessions: games kept at once; idle_s: a game untouched this long is dropped.
-        workers: threads for engines and analyses.
+        max_sessions: games kept at once, over all clients; when full, a client with no idle
+            game of its own to replace is refused 429.
+        per_client: games one client keeps (a new one replaces its least recently used).
+        idle_s: a game untouched this long (and with no engine thinking) is dropped.
+        workers: threads for cheap work (parsing, listing, drawing positions).
+        search_slots: searches (engines' moves, analyses) running at once, each on its own thread.
+        search_sims: simulations in flight over all running searches.
+        search_queue: searches waiting for a slot at most (more are refused 429).
+        body_timeout: seconds a client may take to send its request body (else 408).
         device: where analysis networks run.
     """
     engine_timeout = engine_timeout or 2 * move_time + 5
+    analysis_timeout = analysis_timeout or max(60.0, 4 * move_time)
     catalogue = Catalogue(models_dir, move_time=move_time, **({"sims": sims} if sims else {}),
                           **({"leaves": leaves} if leaves else {}))
-    store = SessionStore(catalogue, max_sessions=max_sessions, idle_s=idle_s)
-    models = ModelCache(device)
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-web")
+    store = SessionStore(catalogue, max_sessions=max_sessions, idle_s=idle_s, per_client=per_client)
+    models = ModelCache(device, opener=catalogue.open)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-web-cheap")
+    slots = SearchSlots(search_slots, search_sims, search_queue)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
         yield
         pool.shutdown(wait=False, cancel_futures=True)
+        slots.close()
 
-    app = FastAPI(title="hive-web", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="hive-web", version="0.2.0", lifespan=lifespan,
                   description="Play, watch and analyse Hive. Players are named by the ids of "
-                              "`GET /api/players`; positions follow UHP notation.")
-    app.state.catalogue, app.state.store = catalogue, store
-    app.add_middleware(_BodyLimit, limit=MAX_BODY)
+                              "`GET /api/players`; positions follow UHP notation. A game is seen "
+                              "only by the client that made it (the `hive_owner` cookie).")
+    app.state.catalogue, app.state.store, app.state.search_slots = catalogue, store, slots
+    app.add_middleware(_BodyLimit, limit=MAX_BODY, timeout_s=body_timeout)
+    app.add_middleware(OwnerCookie)
 
-    async def off_loop(fn, *args, timeout: float | None = None):
+    async def cheap(fn, *args, timeout: float | None = None):
+        """``fn(*args)`` on the cheap pool (never behind a search)."""
         job = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-        return await (asyncio.wait_for(job, timeout) if timeout else job)
+        return await (asyncio.wait_for(job, timeout) if timeout is not None else job)
+
+    def search_sims_of(seat: Entry) -> int | None:
+        """Simulations an engine's move costs in the search budget; None: not a search (the
+        random and greedy players answer at once, on the cheap pool)."""
+        if seat.kind == "alphazero":
+            return catalogue.sims
+        return 0 if seat.spec.startswith("alphabeta") else None
 
     @app.exception_handler(SessionError)
     async def _session_error(request: Request, exc: SessionError):
         return JSONResponse({"detail": exc.detail}, exc.status)
+
+    @app.exception_handler(SearchRefusedError)
+    async def _search_refused(request: Request, exc: SearchRefusedError):
+        return JSONResponse({"detail": exc.detail}, exc.status, headers={"Retry-After": "5"})
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):
@@ -166,83 +241,105 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
 
     @app.get("/api/players", summary="Opponents and game types")
     async def players():
-        entries = await off_loop(catalogue.entries)
+        entries = await cheap(catalogue.entries)
         return {"players": [e.public() for e in entries], "game_types": list(GAME_TYPES),
                 "sims": catalogue.sims, "max_sims": MAX_SIMS}
 
-    @app.post("/api/games", status_code=201, summary="Start a game, or load a GameString")
-    async def new_game(body: NewGame):
-        try:
-            seats = tuple(await asyncio.gather(off_loop(catalogue.entry, body.white),
-                                               off_loop(catalogue.entry, body.black)))
-        except UnknownPlayerError as e:
-            raise SessionError(400, str(e)) from None
+    def load(body: NewGame) -> Game:
+        """The game a request asks for (runs on the cheap pool: a long GameString is replayed)."""
         try:
             if body.game_string is not None:
-                if ";" not in body.game_string:
-                    raise SessionError(400, "bad GameString: expected GameType;GameState;Turn[;Move]...")
-                game = Game.from_string(body.game_string, ply_cap=body.ply_cap)
-            else:
-                if body.game_type not in GAME_TYPES:
-                    raise SessionError(400, f"unknown game type {body.game_type!r} "
-                                            f"(one of {', '.join(GAME_TYPES)})")
-                game = Game(body.game_type, ply_cap=body.ply_cap)
+                return Game.from_string(body.game_string, ply_cap=body.ply_cap)
+            if body.game_type not in GAME_TYPES:
+                raise SessionError(400, f"unknown game type {body.game_type!r} "
+                                        f"(one of {', '.join(GAME_TYPES)})")
+            return Game(body.game_type, ply_cap=body.ply_cap)
         except HiveError as e:
             raise SessionError(400, f"bad GameString: {e}") from None
+
+    @app.post("/api/games", status_code=201, summary="Start a game, or load a GameString")
+    async def new_game(body: NewGame, owner: Owner):
+        if body.game_string is not None:
+            if ";" not in body.game_string:
+                raise SessionError(400, "bad GameString: expected GameType;GameState;Turn[;Move]...")
+            if (n := moves_in(body.game_string)) > MAX_PLIES:
+                raise SessionError(413, f"the GameString has {n} moves; this server loads games of at most "
+                                        f"{MAX_PLIES} plies")
+        try:
+            seats = tuple(await asyncio.gather(cheap(catalogue.entry, body.white),
+                                               cheap(catalogue.entry, body.black)))
+        except UnknownPlayerError as e:
+            raise SessionError(400, str(e)) from None
+        game = await cheap(load, body)
         try:
             for seat in seats:
                 if seat.kind == "alphazero":
                     catalogue.network_path(seat, game.game_type)
         except UnknownPlayerError as e:
             raise SessionError(400, str(e)) from None
-        return store.create(game, seats, seed=body.seed).state()
+        session = store.create(owner, game, seats, seed=body.seed)
+        return await cheap(session.snapshot().state)
 
     @app.get("/api/games/{gid}", summary="The position (live, or after `ply` plies)")
-    async def state(gid: str, ply: Annotated[int | None, Query(ge=0, le=MAX_PLY_CAP)] = None):
-        return store.get(gid).state(ply)
+    async def state(gid: str, owner: Owner, ply: Annotated[int | None, Query(ge=0, le=MAX_PLIES)] = None):
+        return await cheap(store.get(gid, owner).snapshot().state, ply)
 
     @app.get("/api/games/{gid}/legal-moves", summary="Legal moves of the live position")
-    async def legal_moves(gid: str):
-        return {"legal_moves": describe(store.get(gid).game)["legal_moves"]}
+    async def legal_moves(gid: str, owner: Owner):
+        game = store.get(gid, owner).game.copy()
+        return {"legal_moves": (await cheap(describe, game))["legal_moves"]}
 
     @app.post("/api/games/{gid}/play", summary="Play a MoveString for the side to move")
-    async def play(gid: str, body: PlayMove):
-        session = store.get(gid)
+    async def play(gid: str, body: PlayMove, owner: Owner):
+        session = store.get(gid, owner)
         async with session.lock:
             if session.seats[session.game.side_to_move].kind != "human" and not session.game.is_over:
                 raise SessionError(409, "it is the engine's turn (POST .../engine-move)")
             session.play(body.move)
-        return session.state()
+            snap = session.snapshot()
+        return await cheap(snap.state)
 
     @app.post("/api/games/{gid}/undo", summary="Take back moves")
-    async def undo(gid: str, body: Undo | None = None):
-        session = store.get(gid)
+    async def undo(gid: str, owner: Owner, body: Undo | None = None):
+        session = store.get(gid, owner)
         async with session.lock:
             session.undo(body.plies if body else None)
-        return session.state()
+            snap = session.snapshot()
+        return await cheap(snap.state)
 
     @app.post("/api/games/{gid}/engine-move", summary="The engine on the side to move plays")
-    async def engine_move(gid: str):
-        session = store.get(gid)
-        async with session.lock:
+    async def engine_move(gid: str, owner: Owner):
+        deadline = time.monotonic() + engine_timeout
+        session = store.get(gid, owner)
+
+        async def run(seat: Entry, think) -> int:
+            cost = search_sims_of(seat)
+            if cost is None:
+                return await cheap(think, timeout=max(deadline - time.monotonic(), 0.0))
+            return await slots.run(owner, cost, deadline, think)
+
+        async with session.lock:  # waiting here counts against the deadline too
+            if time.monotonic() >= deadline:
+                raise SessionError(504, f"the game was busy for {engine_timeout:g} s; no move was played")
             try:
-                await session.engine_move(pool, timeout_s=engine_timeout)
+                await session.engine_move(run, engine_timeout)
             except UnknownPlayerError as e:
                 raise SessionError(409, str(e)) from None
-        return session.state()
+            snap = session.snapshot()
+        return await cheap(snap.state)
 
     @app.get("/api/games/{gid}/analysis", summary="Network value, priors and search visit shares")
-    async def analysis(gid: str, ply: Annotated[int | None, Query(ge=0, le=MAX_PLY_CAP)] = None,
+    async def analysis(gid: str, owner: Owner, ply: Annotated[int | None, Query(ge=0, le=MAX_PLIES)] = None,
                        sims: Annotated[int, Query(ge=0, le=MAX_SIMS)] = 100,
                        model: Annotated[str | None, Query(max_length=64)] = None):
-        session = store.get(gid)
-        game = session.game
+        deadline = time.monotonic() + analysis_timeout
+        game = store.get(gid, owner).game.copy()
         if ply is not None and not 0 <= ply <= game.ply:
             raise SessionError(400, f"ply {ply} is outside the game (0..{game.ply})")
-        view = position_at(game, ply) if ply is not None else game.copy()
+        view = await cheap(position_at, game, ply) if ply is not None else game
         if view.is_over:
             raise SessionError(409, f"the game is over ({view.state}): nothing to analyse")
-        entries = [e for e in await off_loop(catalogue.entries) if e.kind == "alphazero"]
+        entries = [e for e in await cheap(catalogue.entries) if e.kind == "alphazero"]
         if not entries:
             raise SessionError(409, "no checkpoint under the models directory: analysis needs a network")
         chosen = next((e for e in entries if e.id == (model or "newest")), None)
@@ -252,18 +349,24 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
             path = catalogue.network_path(chosen, view.game_type)
         except UnknownPlayerError as e:
             raise SessionError(409, str(e)) from None
+
+        def job() -> dict:
+            net, evaluate, device = models.get(path)
+            return analyse(view, net, evaluate, device, sims)
+
         try:
-            net, evaluate, device = await off_loop(models.get, path)
-            out = await off_loop(analyse, view, net, evaluate, device, sims, timeout=max(60.0, 4 * move_time))
-        except CheckpointError as e:
-            raise SessionError(409, f"checkpoint cannot be loaded: {e}") from None
+            out = await slots.run(owner, max(sims, 1), deadline, job)
+        except (CheckpointError, OSError):  # their messages name the server's paths
+            raise SessionError(409, f"checkpoint {chosen.id} cannot be loaded (changed, moved or removed "
+                                    "since it was listed)") from None
         except TimeoutError:
-            raise SessionError(504, "the analysis took too long; try fewer simulations") from None
+            raise SessionError(504, f"the analysis took over {analysis_timeout:g} s (waiting for a search "
+                                    "slot included); try fewer simulations") from None
         return {"model": chosen.public(), "ply": view.ply, **out}
 
     @app.delete("/api/games/{gid}", status_code=204, summary="Forget a game")
-    async def delete(gid: str):
-        store.get(gid)
+    async def delete(gid: str, owner: Owner):
+        store.get(gid, owner)
         store.drop(gid)
         return Response(status_code=204)
 

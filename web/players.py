@@ -4,23 +4,33 @@ The browser never sends a player spec or a path: it names an entry of :func:`Cat
 by its id (``human``, ``shipped`` (the network shipped with the package), ``random``, ``greedy``,
 ``alphabeta-1`` .. ``alphabeta-4``, ``newest``, ``ckpt-<12 hex>``). Checkpoint ids are made from
 the file's path relative to the models directory; only ``*.pt`` files under that directory
-(symbolic links resolved, and refused when they lead outside it) that
-:func:`search.checkpoint.read_checkpoint` accepts are listed.
+(symbolic links resolved, and refused when they lead outside it) that load as a network
+(:func:`search.checkpoint.load_model`: weights of the shapes its config says) are listed.
 So ``uhp:cmd=...`` (which runs programs) or ``../x.pt`` can never be named.
+
+A listed file can change after the scan (replaced, or swapped for a symbolic link leading
+out of the directory), so every open checks again, at open time: :func:`open_inside` resolves
+the path, refuses one outside the directory, and opens the resolved path one component at a
+time under a directory descriptor without following any link, so nothing swapped in between
+is followed. The page and the API see checkpoint ids and relative paths only, never the
+server's absolute paths.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from models import shipped
 from players import Player, make_player
 from search.alphazero_player import DEFAULT_LEAVES, DEFAULT_SIMS, AlphaZeroPlayer
-from search.checkpoint import CheckpointError, read_checkpoint
+from search.checkpoint import CheckpointError, load_model
 
 HUMAN = "human"
 SHIPPED = "shipped"
@@ -39,6 +49,36 @@ CLASSICAL = {
 
 class UnknownPlayerError(ValueError):
     """An id that is not on the allow-list (or a checkpoint that has become unreadable)."""
+
+
+def open_inside(root: Path, path: Path) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file inside ``root`` (resolved) now.
+
+    The resolved path is opened one component at a time from a descriptor of ``root`` with
+    ``O_NOFOLLOW``, so a component swapped for a symbolic link after the check fails to open
+    instead of leading elsewhere.
+
+    Raises:
+        OSError: missing, outside ``root``, not a regular file, or changed while opening.
+    """
+    real = Path(path).resolve(strict=True)
+    if not real.is_relative_to(root) or real == root:
+        raise OSError(f"not inside the models directory: {path}")
+    parts = real.relative_to(root).parts
+    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            sub = os.open(part, nofollow | getattr(os, "O_DIRECTORY", 0), dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        file_fd = os.open(parts[-1], nofollow, dir_fd=fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+        os.close(file_fd)
+        raise OSError(f"not a regular file: {path}")
+    return os.fdopen(file_fd, "rb")
 
 
 @dataclass(frozen=True)
@@ -117,15 +157,30 @@ class Catalogue:
         return out
 
     def _readable(self, path: Path, mtime: int, size: int) -> bool:
+        """Whether a file loads as a network (checked once per version of the file)."""
         key = (str(path), mtime, size)
         with self._lock:
             if key not in self._checked:
                 try:
-                    read_checkpoint(path)
+                    with self.open(path) as f:
+                        load_model(f, "cpu")
                     self._checked[key] = True
-                except CheckpointError:
+                except (CheckpointError, OSError):
                     self._checked[key] = False
             return self._checked[key]
+
+    def open(self, path: Path) -> BinaryIO:
+        """A checkpoint file opened for reading: one under the models directory only through
+        :func:`open_inside` (checked now, not at the last scan); a shipped network (inside the
+        package, never chosen by a client) directly.
+
+        Raises:
+            OSError: a path under the models directory that is no longer a file inside it.
+        """
+        path = Path(path)
+        if path.is_absolute() and path.is_relative_to(self.root):
+            return open_inside(self.root, path)
+        return path.open("rb")
 
     def checkpoint_id(self, path: Path) -> str:
         rel = path.relative_to(self.root).as_posix()
@@ -192,8 +247,13 @@ class Catalogue:
             if spec.startswith("alphabeta"):
                 spec += f",time={self.move_time:g}"
             return make_player(spec, seed=seed)
-        try:
-            return AlphaZeroPlayer(entry.path, sims=self.sims, device="auto", seed=seed, name=entry.label,
+        if entry.path is None:  # the shipped networks (AlphaZeroPlayer picks the game type's)
+            return AlphaZeroPlayer(None, sims=self.sims, device="auto", seed=seed, name=entry.label,
                                    leaves=self.leaves)
-        except (CheckpointError, OSError) as e:
-            raise UnknownPlayerError(f"checkpoint of {entry.id!r} cannot be loaded: {e}") from None
+        try:
+            with self.open(entry.path) as f:
+                return AlphaZeroPlayer(f, sims=self.sims, device="auto", seed=seed, name=entry.label,
+                                       leaves=self.leaves)
+        except (CheckpointError, OSError):  # the message would name the server's paths
+            raise UnknownPlayerError(f"checkpoint {entry.id} cannot be loaded (changed, moved or removed "
+                                     "since it was listed)") from None

@@ -1,11 +1,18 @@
-"""Games in memory, one :class:`Session` per id, isolated from each other.
+"""Games in memory, one :class:`Session` per id, each owned by the client that made it.
 
 A session holds a :class:`hive_env.Game`, who sits on each side (a person or an engine from
-the allow-list, ``web.players``) and the engines it has built. Every change of the game
-happens on the event loop; an engine thinks on a *copy* of the game in a worker thread,
-under the session's lock, so a slow engine never blocks the page or another game, and two
-requests for one game never interleave. The store keeps at most ``max_sessions`` games and
-drops those idle for ``idle_s`` seconds (and, when full, the least recently used).
+the allow-list, ``web.players``), the engines it has built and its owner's token
+(``web.owners``). Every change of the game happens on the event loop, under the session's lock,
+so two requests for one game never interleave; an engine thinks on a *copy* of the game in a
+worker thread, and its move is played only if the session is still there and unchanged when it
+comes back. Reading a position works on a :class:`Snapshot` (a copy taken on the loop), drawn in
+a worker thread.
+
+The store is shared by every client, so its limits never let one client push out another: a
+client keeps at most ``per_client`` games (a new one replaces its own least recently used idle
+game), the store at most ``max_sessions`` (when full, a client with no idle game of its own to
+replace is refused 429), and only a game nobody has touched for ``idle_s`` seconds, with no
+engine thinking, expires.
 """
 
 from __future__ import annotations
@@ -15,12 +22,19 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from hive_env import Game, HiveError
 
 from .players import Catalogue, Entry
 from .view import COLOURS, describe, position_at
+
+MAX_PLIES = 1000
+"""Longest game the server keeps, in plies: a longer GameString is refused at load and a game
+that reaches it takes no more moves. Far above real games (tournament games end well before 300
+plies, the self-play cap ``hive_env.outcome.DEFAULT_PLY_CAP``), it bounds the work of loading a
+GameString and of drawing a position (every answer replays the game's moves)."""
 
 
 class SessionError(Exception):
@@ -32,28 +46,20 @@ class SessionError(Exception):
         self.detail = detail
 
 
-class Session:
-    """One game and its two seats.
+@dataclass(frozen=True)
+class Snapshot:
+    """A session's game at one moment (a copy: drawing it off the loop races nothing).
 
-    Args:
-        game: the game (already loaded).
+    Attributes:
+        id: the session's id.
+        game: a copy of its game.
         seats: the entries sitting on White and Black.
-        catalogue: builds the engines.
-        seed: seeds the engines' random choices.
     """
 
-    def __init__(self, sid: str, game: Game, seats: tuple[Entry, Entry], catalogue: Catalogue, seed: int = 0):
-        self.id = sid
-        self.game = game
-        self.seats = seats
-        self.catalogue = catalogue
-        self.seed = seed
-        self.engines: list = [None, None]
-        self.lock = asyncio.Lock()
-        self._engine_lock = threading.Lock()  # a timed-out search still holds its engine
-        self.last_used = time.monotonic()
+    id: str
+    game: Game
+    seats: tuple[Entry, Entry]
 
-    # ----- reading ----------------------------------------------------------------------------
     def state(self, ply: int | None = None) -> dict:
         """The live position, or the position after ``ply`` plies (read-only browsing)."""
         game = self.game
@@ -66,24 +72,77 @@ class Session:
             view = game
         out = describe(view, live=live)
         seat = self.seats[view.side_to_move]
+        moves = game.move_strings  # replays the game once, for both fields
         out.update({
             "id": self.id,
             "live": live,
             "live_ply": game.ply,
             "players": {c: e.public() for c, e in zip(COLOURS, self.seats, strict=True)},
             "to_move_kind": "human" if seat.kind == "human" else "engine",
-            "moves": game.move_strings,
-            "game_string": game.game_string(),
+            "moves": moves,
+            "game_string": ";".join([f"{game.game_type};{game.state};{game.turn_string}", *moves]),
         })
         return out
 
+
+class Session:
+    """One game, its two seats and its owner.
+
+    Args:
+        sid: the game's id.
+        owner: the token of the client that made it.
+        game: the game (already loaded).
+        seats: the entries sitting on White and Black.
+        catalogue: builds the engines.
+        seed: seeds the engines' random choices.
+    """
+
+    def __init__(self, sid: str, owner: str, game: Game, seats: tuple[Entry, Entry], catalogue: Catalogue,
+                 seed: int = 0):
+        self.id = sid
+        self.owner = owner
+        self.game = game
+        self.seats = seats
+        self.catalogue = catalogue
+        self.seed = seed
+        self.engines: list = [None, None]
+        self.lock = asyncio.Lock()
+        self.version = 0
+        """Changes of the game so far; an engine's move is played only on the version it saw."""
+        self.closed = False
+        self.last_used = time.monotonic()
+        self._engine_lock = threading.Lock()  # a timed-out search still holds its engine
+        self._flag_lock = threading.Lock()  # guards _thinking and closed between loop and worker
+        self._thinking = False
+
+    @property
+    def busy(self) -> bool:
+        """A request holds the game, or an engine is thinking on it (it must not expire)."""
+        return self.lock.locked() or self._thinking
+
+    # ----- reading ----------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """A copy of the game as it is now (cheap: arrays and move lists)."""
+        return Snapshot(self.id, self.game.copy(), self.seats)
+
+    def state(self, ply: int | None = None) -> dict:
+        """The live position, or the position after ``ply`` plies (see :meth:`Snapshot.state`)."""
+        return self.snapshot().state(ply)
+
     # ----- changes ----------------------------------------------------------------------------
+    def _check_room(self) -> None:
+        if self.game.ply >= MAX_PLIES and not self.game.is_over:
+            raise SessionError(409, f"the game has reached this server's limit of {MAX_PLIES} plies; "
+                                    "start a new game")
+
     def play(self, text: str) -> None:
         """Play a MoveString for the side to move (a person's move)."""
+        self._check_room()
         try:
             self.game.play(text)
         except HiveError as e:
             raise SessionError(400, f"illegal move: {e}") from None
+        self.version += 1
 
     def undo(self, plies: int | None = None) -> None:
         """Take back ``plies`` plies; by default back to the last position where a person was
@@ -99,81 +158,141 @@ class Session:
         if plies < 1 or plies > len(game.moves):
             raise SessionError(400, f"cannot undo {plies} plies: {len(game.moves)} played")
         game.undo(plies)
+        self.version += 1
 
     def _engine(self, colour: int):
         if self.engines[colour] is None:
             self.engines[colour] = self.catalogue.build(self.seats[colour], seed=self.seed + colour)
         return self.engines[colour]
 
-    async def engine_move(self, pool: ThreadPoolExecutor, timeout_s: float) -> None:
-        """The engine on the side to move chooses and plays a move.
+    async def engine_move(self, run: Callable[[Entry, Callable[[], int]], Awaitable[int]],
+                          timeout_s: float) -> None:
+        """The engine on the side to move chooses a move, which is played if the game is still
+        here and unchanged when it comes back.
+
+        Args:
+            run: awaits ``think()`` (the engine's choice, blocking) in a worker thread for the
+                seat's entry, within the request's deadline (``web.app`` picks the pool).
+            timeout_s: the request's time limit, for the message of a timeout.
 
         Raises:
-            SessionError: the game is over, a person is to move, or the engine ran past
-                ``timeout_s`` (the game is then unchanged).
+            SessionError: the game is over, a person is to move, the engine ran out of time
+                (504), or the game was deleted (404) or changed (409) while the engine thought;
+                the game is then unchanged.
         """
         game = self.game
         if game.is_over:
             raise SessionError(409, f"the game is over ({game.state})")
+        self._check_room()
         colour = game.side_to_move
         if self.seats[colour].kind == "human":
             raise SessionError(409, f"{COLOURS[colour].capitalize()} is played by a person, not an engine")
-        position = game.copy()
+        position, version = game.copy(), self.version
 
         def think() -> int:
             with self._engine_lock:
-                return int(self._engine(colour).choose(position))
+                with self._flag_lock:
+                    if self.closed:
+                        raise SessionError(404, "the game was deleted while the engine waited; "
+                                                "no move was played")
+                    self._thinking = True
+                try:
+                    return int(self._engine(colour).choose(position))
+                finally:
+                    with self._flag_lock:
+                        self._thinking, closed = False, self.closed
+                    if closed:  # deleted while thinking: close() left the engines to us
+                        self._close_engines()
 
-        loop = asyncio.get_running_loop()
         try:
-            move = await asyncio.wait_for(loop.run_in_executor(pool, think), timeout_s)
+            move = await run(self.seats[colour], think)
         except TimeoutError:
-            raise SessionError(504, f"the engine took over {timeout_s:g} s; no move was played") from None
+            raise SessionError(504, f"the engine found no move within {timeout_s:g} s (waiting for a "
+                                    "search slot included); no move was played") from None
+        if self.closed:
+            raise SessionError(404, "the game was deleted or expired while the engine thought; "
+                                    "no move was played")
+        if self.version != version or game is not self.game:
+            raise SessionError(409, "the game changed while the engine thought; no move was played")
         game.play(move)
+        self.version += 1
+        self.last_used = time.monotonic()
 
     def close(self) -> None:
-        for engine in self.engines:
+        """Forget the game: its engines are closed now, or by the thread thinking with them."""
+        with self._flag_lock:
+            self.closed = True
+            thinking = self._thinking
+        if not thinking:
+            self._close_engines()
+
+    def _close_engines(self) -> None:
+        engines, self.engines = self.engines, [None, None]
+        for engine in engines:
             if engine is not None:
                 engine.close()
-        self.engines = [None, None]
 
 
 class SessionStore:
-    """The sessions of one server, by id.
+    """The sessions of one server, by id, each visible to its owner only.
 
     Args:
         catalogue: the allow-list of players.
-        max_sessions: most games kept at once.
-        idle_s: a game untouched this long is dropped.
+        max_sessions: most games kept at once, over all clients.
+        per_client: most games one client keeps.
+        idle_s: a game untouched this long (and not busy) is dropped.
     """
 
-    def __init__(self, catalogue: Catalogue, max_sessions: int = 64, idle_s: float = 3600.0):
+    def __init__(self, catalogue: Catalogue, max_sessions: int = 64, idle_s: float = 3600.0,
+                 per_client: int = 8):
+        if max_sessions < 1 or per_client < 1 or idle_s <= 0:
+            raise ValueError("SessionStore needs max_sessions >= 1, per_client >= 1 and idle_s > 0")
         self.catalogue = catalogue
         self.max_sessions = max_sessions
+        self.per_client = per_client
         self.idle_s = idle_s
-        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
 
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def create(self, game: Game, seats: tuple[Entry, Entry], seed: int = 0) -> Session:
+    def owned_by(self, owner: str) -> list[Session]:
+        """The games of one client, least recently used first."""
+        return [s for s in self._sessions.values() if secrets.compare_digest(s.owner, owner)]
+
+    def create(self, owner: str, game: Game, seats: tuple[Entry, Entry], seed: int = 0) -> Session:
+        """A new game of ``owner``'s; at a cap, the client's own least recently used idle game
+        makes room (never another client's).
+
+        Raises:
+            SessionError: 429 when the client is at its cap with every game busy, or the store
+                is full and the client has no idle game of its own to replace.
+        """
         self.expire()
-        while len(self._sessions) >= self.max_sessions:
-            _, oldest = self._sessions.popitem(last=False)
-            oldest.close()
-        session = Session(secrets.token_urlsafe(12), game, seats, self.catalogue, seed)
+        mine = self.owned_by(owner)
+        while len(mine) >= self.per_client or len(self._sessions) >= self.max_sessions:
+            idle = next((s for s in mine if not s.busy), None)
+            if idle is None:
+                if len(mine) >= self.per_client:
+                    raise SessionError(429, f"you have {len(mine)} games open, each busy (at most "
+                                            f"{self.per_client}); wait for one or delete one")
+                raise SessionError(429, f"the server holds its maximum of {self.max_sessions} games; "
+                                        "try again later")
+            self.drop(idle.id)
+            mine.remove(idle)
+        session = Session(secrets.token_urlsafe(12), owner, game, seats, self.catalogue, seed)
         self._sessions[session.id] = session
         return session
 
-    def get(self, sid: str) -> Session:
-        """The session of an id, marked as used.
+    def get(self, sid: str, owner: str) -> Session:
+        """The session of an id, if ``owner``'s, marked as used.
 
         Raises:
-            SessionError: 404 for an unknown or expired id.
+            SessionError: 404 for an unknown or expired id, or another client's game.
         """
         self.expire()
         session = self._sessions.get(sid)
-        if session is None:
+        if session is None or not secrets.compare_digest(session.owner, owner):
             shown = sid if len(sid) <= 40 else sid[:37] + "..."
             raise SessionError(404, f"no game {shown!r} (unknown, or expired after {self.idle_s:g} s idle)")
         session.last_used = time.monotonic()
@@ -187,7 +306,7 @@ class SessionStore:
             session.close()
 
     def expire(self) -> None:
-        """Drop the sessions idle for longer than ``idle_s``."""
+        """Drop the sessions idle for longer than ``idle_s`` (never one that is busy)."""
         now = time.monotonic()
-        for sid in [s for s, v in self._sessions.items() if now - v.last_used > self.idle_s]:
+        for sid in [s for s, v in self._sessions.items() if now - v.last_used > self.idle_s and not v.busy]:
             self._sessions.pop(sid).close()

@@ -323,7 +323,7 @@ def test_bad_json_and_moves_out_of_turn(client, game):
 def test_sessions_are_capped_and_expire(models_dir):
     with TestClient(create_app(models_dir, max_sessions=2, idle_s=0.5)) as c:
         ids = [new_game(c)["id"] for _ in range(3)]
-        assert_refused(c.get(f"/api/games/{ids[0]}"), 404)  # the least recently used went
+        assert_refused(c.get(f"/api/games/{ids[0]}"), 404)  # this client's least recently used went
         assert c.get(f"/api/games/{ids[2]}").status_code == 200
         time.sleep(0.7)
         assert_refused(c.get(f"/api/games/{ids[2]}"), 404, "expired")
