@@ -13,6 +13,9 @@ leaves the game as it was):
 ``POST /api/games/{id}/undo``            take back moves
 ``POST /api/games/{id}/engine-move``     the engine on the side to move plays
 ``GET  /api/games/{id}/analysis``        network value, priors and search visit shares
+``POST /api/games/{id}/review``          review the whole game (``web.review``), in the background
+``GET  /api/games/{id}/review``          the review's progress, then its marks and chart
+``DELETE /api/games/{id}/review``        cancel the review
 ``DELETE /api/games/{id}``               forget a game
 =======================================  ==================================================
 
@@ -22,7 +25,8 @@ the event loop: cheap work (parsing a GameString, listing players, drawing a pos
 moves) runs on one thread pool, searches (alpha-beta and AlphaZero engines' moves, analyses) on
 another behind ``web.limits.SearchSlots`` (a bounded fair queue: a deadline that counts the
 wait, one search running per client, a budget of simulations in flight), so a burst of
-searches never delays a cheap request. Request bodies are strictly typed (no ``"2"`` for 2, no ``true`` for 1)
+searches never delays a cheap request. Reviews of whole games run on a pool of their own
+(``web.review``), one per client at a time. Request bodies are strictly typed (no ``"2"`` for 2, no ``true`` for 1)
 and MoveStrings and GameStrings are one line of printable ASCII.
 """
 
@@ -42,12 +46,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from hive_env import GAME_TYPES, Game, HiveError
+from hive_env.game_records import RecordError, read_game
 from search.checkpoint import CheckpointError
 
 from .analysis import MAX_SIMS, ModelCache, analyse
 from .limits import SearchRefusedError, SearchSlots
 from .owners import OwnerCookie
 from .players import Catalogue, Entry, UnknownPlayerError
+from .review import DEFAULT_REVIEW_SIMS, MAX_REVIEW_SIMS, Network, Reviews
 from .sessions import MAX_PLIES, SessionError, SessionStore
 from .view import describe, position_at
 
@@ -69,6 +75,24 @@ def one_line(text: str) -> str:
 Line = Annotated[str, AfterValidator(one_line)]
 
 
+def record_text(text: str) -> str:
+    """``text`` if it is record text: lines of printable characters (tabs allowed; a record's
+    names may be any language's), else ValueError naming the first other character. Line and
+    paragraph separators (U+2028, U+2029) and control characters are refused: a reader that
+    splits lines on them would see lines the client did not write."""
+    import unicodedata
+
+    for ch in text:
+        if ch in "\n\r\t":
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") or ch in "\ufeff":
+            raise ValueError(f"a record is lines of printable text (found U+{ord(ch):04X})")
+    return text
+
+
+RecordText = Annotated[str, AfterValidator(record_text)]
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -78,6 +102,10 @@ class NewGame(_Body):
     game_string: Line | None = Field(None, max_length=MAX_BODY,
                                      description=f"a UHP GameString to load instead of a new game "
                                                  f"(at most {MAX_PLIES} moves)")
+    record: RecordText | None = Field(None, max_length=MAX_BODY,
+                                      description="a game record to load: a GameString, games.jsonl, "
+                                                  "Mzinga PGN or boardspace SGF text (hive_env.game_records)")
+    record_game: int = Field(1, ge=1, le=100_000, description="which game of the record, from 1")
     white: Line = Field("human", max_length=64, description="player id from GET /api/players")
     black: Line = Field("random", max_length=64, description="player id from GET /api/players")
     ply_cap: int = Field(0, ge=0, le=MAX_PLIES, description="draw after this many plies; 0 = none")
@@ -91,6 +119,11 @@ class PlayMove(_Body):
 class Undo(_Body):
     plies: int | None = Field(None, ge=1, le=MAX_PLIES,
                               description="plies to take back; default: back to the person's last move")
+
+
+class StartReview(_Body):
+    sims: int = Field(DEFAULT_REVIEW_SIMS, ge=1, le=MAX_REVIEW_SIMS, description="simulations a position")
+    model: Line | None = Field(None, max_length=64, description="an AlphaZero id from GET /api/players")
 
 
 class _BodyLimit:
@@ -160,12 +193,24 @@ def moves_in(game_string: str) -> int:
     return max(len(parts) - 3, 0)
 
 
+def _warm_up() -> None:
+    """Loads the engine's compiled kernels (seconds on their first use in a process), so that
+    the first page opened does not wait for them."""
+    game = Game("Base+MLP")
+    for _ in range(6):
+        describe(game)
+        game.play(int(game.legal_moves()[0]))
+    Game.from_string(game.game_string())
+    position_at(game, 2)
+
+
 def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: int | None = None,
                max_sessions: int = 64, idle_s: float = 3600.0, workers: int = 4,
                device: str = "auto", engine_timeout: float | None = None,
                leaves: int | None = None, per_client: int = 8, search_slots: int = 2,
                search_sims: int = 2 * MAX_SIMS, search_queue: int = 16,
-               analysis_timeout: float | None = None, body_timeout: float = 10.0) -> FastAPI:
+               analysis_timeout: float | None = None, body_timeout: float = 10.0,
+               review_workers: int = 1, review_queue: int = 8) -> FastAPI:
     """The app.
 
     Args:
@@ -186,6 +231,8 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         search_sims: simulations in flight over all running searches.
         search_queue: searches waiting for a slot at most (more are refused 429).
         body_timeout: seconds a client may take to send its request body (else 408).
+        review_workers: game reviews running at once (each searches every position of a game).
+        review_queue: reviews queued or running at most, over all clients (one per client).
         device: where analysis networks run.
     """
     engine_timeout = engine_timeout or 2 * move_time + 5
@@ -196,18 +243,22 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
     models = ModelCache(device, opener=catalogue.open)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-web-cheap")
     slots = SearchSlots(search_slots, search_sims, search_queue)
+    reviews = Reviews(review_workers, review_queue)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        await cheap(_warm_up)  # before the server takes its first request
         yield
         pool.shutdown(wait=False, cancel_futures=True)
         slots.close()
+        reviews.shutdown()
 
     app = FastAPI(title="hive-web", version="0.2.0", lifespan=lifespan,
                   description="Play, watch and analyse Hive. Players are named by the ids of "
                               "`GET /api/players`; positions follow UHP notation. A game is seen "
                               "only by the client that made it (the `hive_owner` cookie).")
     app.state.catalogue, app.state.store, app.state.search_slots = catalogue, store, slots
+    app.state.reviews = reviews
     app.add_middleware(_BodyLimit, limit=MAX_BODY, timeout_s=body_timeout)
     app.add_middleware(OwnerCookie)
 
@@ -222,6 +273,19 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         if seat.kind == "alphazero":
             return catalogue.sims
         return 0 if seat.spec.startswith("alphabeta") else None
+
+    async def network_for(model: str | None, game_type: str) -> tuple[Entry, Path]:
+        """The AlphaZero entry ``model`` names (default: ``newest``) and its network's path."""
+        entries = [e for e in await cheap(catalogue.entries) if e.kind == "alphazero"]
+        if not entries:
+            raise SessionError(409, "no checkpoint under the models directory: analysis needs a network")
+        chosen = next((e for e in entries if e.id == (model or "newest")), None)
+        if chosen is None:
+            raise SessionError(400, f"unknown model {model!r}: choose an AlphaZero id from GET /api/players")
+        try:
+            return chosen, catalogue.network_path(chosen, game_type)
+        except UnknownPlayerError as e:
+            raise SessionError(409, str(e)) from None
 
     @app.exception_handler(SessionError)
     async def _session_error(request: Request, exc: SessionError):
@@ -247,6 +311,15 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
 
     def load(body: NewGame) -> Game:
         """The game a request asks for (runs on the cheap pool: a long GameString is replayed)."""
+        if body.record is not None:
+            try:
+                game = read_game(body.record, body.record_game - 1, first=1).game
+            except RecordError as e:
+                raise SessionError(400, f"bad record: {e}") from None
+            if game.ply > MAX_PLIES:
+                raise SessionError(413, f"the record's game has {game.ply} moves; this server loads games "
+                                        f"of at most {MAX_PLIES} plies")
+            return Game.from_string(game.game_string(), ply_cap=body.ply_cap) if body.ply_cap else game
         try:
             if body.game_string is not None:
                 return Game.from_string(body.game_string, ply_cap=body.ply_cap)
@@ -259,6 +332,8 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
 
     @app.post("/api/games", status_code=201, summary="Start a game, or load a GameString")
     async def new_game(body: NewGame, owner: Owner):
+        if body.game_string is not None and body.record is not None:
+            raise SessionError(400, "give a game_string or a record, not both")
         if body.game_string is not None:
             if ";" not in body.game_string:
                 raise SessionError(400, "bad GameString: expected GameType;GameState;Turn[;Move]...")
@@ -339,16 +414,7 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         view = await cheap(position_at, game, ply) if ply is not None else game
         if view.is_over:
             raise SessionError(409, f"the game is over ({view.state}): nothing to analyse")
-        entries = [e for e in await cheap(catalogue.entries) if e.kind == "alphazero"]
-        if not entries:
-            raise SessionError(409, "no checkpoint under the models directory: analysis needs a network")
-        chosen = next((e for e in entries if e.id == (model or "newest")), None)
-        if chosen is None:
-            raise SessionError(400, f"unknown model {model!r}: choose an AlphaZero id from GET /api/players")
-        try:
-            path = catalogue.network_path(chosen, view.game_type)
-        except UnknownPlayerError as e:
-            raise SessionError(409, str(e)) from None
+        chosen, path = await network_for(model, view.game_type)
 
         def job() -> dict:
             net, evaluate, device = models.get(path)
@@ -364,10 +430,48 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
                                     "slot included); try fewer simulations") from None
         return {"model": chosen.public(), "ply": view.ply, **out}
 
+    @app.post("/api/games/{gid}/review", status_code=202, summary="Review the game: every position searched")
+    async def start_review(gid: str, owner: Owner, body: StartReview | None = None):
+        body = body or StartReview()
+        game = store.get(gid, owner).game.copy()
+        if not game.moves:
+            raise SessionError(409, "no move has been played: nothing to review")
+        chosen, path = await network_for(body.model, game.game_type)
+
+        def network() -> Network:
+            try:
+                net, evaluate, _ = models.get(path)
+            except (CheckpointError, OSError):  # their messages name the server's paths
+                raise CheckpointError(f"checkpoint {chosen.id} cannot be loaded (changed, moved or removed "
+                                      "since it was listed)") from None
+            return Network(net, evaluate, chosen.label)
+
+        reviews.forget(store.has)
+        try:
+            job = reviews.start(gid, owner, game, body.sims, chosen.public(), network)
+        except OverflowError as e:
+            raise SessionError(429, str(e)) from None
+        return job.public()
+
+    @app.get("/api/games/{gid}/review", summary="The review's progress, then its result")
+    async def review(gid: str, owner: Owner):
+        store.get(gid, owner)
+        job = reviews.get(gid)
+        if job is None:
+            raise SessionError(404, "this game has no review (POST .../review starts one)")
+        return job.public()
+
+    @app.delete("/api/games/{gid}/review", status_code=204, summary="Cancel the game's review")
+    async def cancel_review(gid: str, owner: Owner):
+        store.get(gid, owner)
+        reviews.cancel(gid)
+        return Response(status_code=204)
+
     @app.delete("/api/games/{gid}", status_code=204, summary="Forget a game")
     async def delete(gid: str, owner: Owner):
         store.get(gid, owner)
         store.drop(gid)
+        reviews.forget(store.has)
         return Response(status_code=204)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

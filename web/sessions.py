@@ -299,6 +299,10 @@ class SessionStore:
         self._sessions.move_to_end(sid)
         return session
 
+    def has(self, sid: str) -> bool:
+        """Whether a game of that id is kept (not dropped, not expired; not marked as used)."""
+        return sid in self._sessions
+
     def drop(self, sid: str) -> None:
         """Forget a game (nothing happens for an unknown id)."""
         session = self._sessions.pop(sid, None)

@@ -1,10 +1,11 @@
 """``hive-web`` in a real headless Chromium (Debian's ``chromium``, driven by Playwright):
 clicking pieces and destinations to the end of a game, illegal clicks, loading and stepping
-through a game with the arrow keys, and the analysis panel.
+through a game with the arrow keys, the analysis panel and its labels, and the review mode.
 
 Skipped when Chromium or Playwright is missing, except under CI (``CI=true``), where that is a
 failure: ``make test`` installs both (``make browser``). Set ``HIVE_WEB_SCREENSHOT=path.png`` to
-save a screenshot of the analysed mid-game position (how ``docs/web.png`` is made).
+save a screenshot of the analysed mid-game position (how ``docs/web.png`` is made), and
+``HIVE_WEB_REVIEW_SCREENSHOT=path.png`` one of a reviewed game (``docs/review.png``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hive_env import Game
 from models.gnn import build_model
 from search.checkpoint import save_checkpoint
 
-from helpers import MIDGAME, WIN_IN_ONE, WIN_IN_ONE_MOVE
+from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -134,7 +135,7 @@ def test_play_a_whole_game_by_clicking(page, server):
         dest.click()
         idle(page)
     assert page.is_visible("#result-banner")
-    assert page.inner_text("#result-banner") == "Draw: the ply cap (16 plies) is reached"
+    assert page.inner_text("#result-text") == "Draw: the ply cap (16 plies) is reached"
     assert len(played(page)) == 16
     assert page.locator(".movable").count() == 0 and page.locator(".dest").count() == 0
 
@@ -145,7 +146,7 @@ def test_play_a_whole_game_by_clicking(page, server):
     page.click(f".cell[data-piece='{WIN_IN_ONE_MOVE.split()[0]}']")
     page.click(f".dest[data-move='{WIN_IN_ONE_MOVE}']")
     idle(page)
-    assert page.inner_text("#result-banner") == "White wins: the Black Queen is surrounded"
+    assert page.inner_text("#result-text") == "White wins: the Black Queen is surrounded"
     assert "White wins" in page.inner_text("#status")
 
 
@@ -228,3 +229,110 @@ def test_analysis_panel_sums_to_one(page):
     page.locator(".movable").first.click()  # the analysed position stays on screen with a selection
     if os.environ.get("HIVE_WEB_SCREENSHOT"):
         page.screenshot(path=os.environ["HIVE_WEB_SCREENSHOT"])
+
+
+def test_analysis_labels_never_overlap(page):
+    """At ply 2 every White placement goes to the few cells around the two first tiles, so
+    several of the top moves share a destination: their labels are merged, moved or left out."""
+    load(page, "Base;InProgress;White[2];wS1;bS1 wS1-")
+    page.fill("#sims", "0")
+    page.click("#analyse")
+    page.wait_for_selector("#analysis-out:not([hidden])")
+    idle(page)
+    boxes = page.eval_on_selector_all(
+        "#layer-analysis text", "els => els.map(e => { const b = e.getBoundingClientRect();"
+        " return [b.left, b.top, b.right, b.bottom, e.textContent]; })")
+    assert boxes, "no label drawn"
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
+
+
+def _missed_win_game() -> str:
+    game = Game.from_string(WIN_IN_ONE)
+    for move in game.legal_move_strings():
+        after = game.copy()
+        after.play(move)
+        if not after.is_over and move != WIN_IN_ONE_MOVE:
+            return after.game_string()
+    raise AssertionError("no other move")
+
+
+def test_review_a_game_step_by_the_chart_and_see_the_best_move(page):
+    page.select_option("#mode", "review")
+    page.fill("#review-sims", "16")
+    load(page, _missed_win_game())
+    page.wait_for_function("document.querySelector('#review-status').textContent.startsWith('done')",
+                           timeout=120_000)
+    idle(page)
+    n = len(played(page))
+    # the move that missed the win in one is marked a blunder, in the list and on the chart
+    last = page.locator(f"#move-list .mark[data-ply='{n}']")
+    assert last.inner_text() == "??" and "missed win" in last.get_attribute("title")
+    assert page.locator(f"#review-chart .chart-mark.blunder[data-ply='{n}']").count() == 1
+    assert page.locator("#review-chart .chart-line").count() == 1
+    # a click on the chart shows that ply's position
+    box = page.locator("#review-chart").bounding_box()
+    target = 5
+    page.mouse.click(box["x"] + 6 + (box["width"] - 12) * target / n, box["y"] + box["height"] / 2)
+    page.wait_for_function(f"document.querySelector('#move-list .move.current').dataset.ply === '{target}'")
+    idle(page)
+    view = Game.from_string(_missed_win_game())
+    view.undo(n - target)
+    cells = {int(view.board[i]) for i in range(1024, 1024 + 28) if view.board[i] >= 0}
+    assert page.locator("#layer-tiles .cell").count() == len(cells)
+    # at the position before the blunder the board shows the played move and the winning one
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"document.querySelector('#move-list .move.current').dataset.ply === '{n - 1}'")
+    idle(page)
+    best = page.get_attribute("#layer-review .review-move.best", "data-move")
+    played_move = page.get_attribute("#layer-review .review-move.played", "data-move")
+    assert played_move == played(page)[-1]
+    assert best == WIN_IN_ONE_MOVE
+    assert "missed win" in page.inner_text("#review-note")
+    labels = page.eval_on_selector_all(
+        "#layer-review text", "els => els.map(e => { const b = e.getBoundingClientRect();"
+        " return [b.left, b.top, b.right, b.bottom]; })")
+    assert len(labels) == 2
+    a, b = labels
+    assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], labels
+    if os.environ.get("HIVE_WEB_REVIEW_SCREENSHOT"):
+        page.screenshot(path=os.environ["HIVE_WEB_REVIEW_SCREENSHOT"])
+
+
+def test_a_finished_game_offers_its_review_and_a_review_can_be_cancelled(page):
+    load(page, WIN_IN_ONE)
+    page.click(f".cell[data-piece='{WIN_IN_ONE_MOVE.split()[0]}']")
+    page.click(f".dest[data-move='{WIN_IN_ONE_MOVE}']")
+    idle(page)
+    page.fill("#review-sims", "800")
+    page.click("#review-banner")
+    page.wait_for_selector("#review-cancel:visible")
+    page.click("#review-cancel")
+    page.wait_for_function("document.querySelector('#review-status').textContent === 'cancelled'",
+                           timeout=60_000)
+    assert page.is_visible("#review-start") and not page.is_disabled("#review-start")
+
+
+def test_a_record_file_of_another_format_loads(page):
+    text = (ROOT / "tests" / "data" / "records" / "mzinga.pgn").read_text()
+    load(page, text)
+    assert played(page)[:3] == ["wP", "bL wP/", "wQ /wP"]
+    assert "Base+MLP" in page.inner_text("#status")
+
+
+def test_the_page_says_what_it_waits_for_and_is_usable_meanwhile(browser, server):
+    """While the server has not answered, the status line names what the page waits for (not
+    a bare "Loading...") and the load box already takes text."""
+    pg = browser.new_page()
+    held = []
+    pg.route("**/api/players", lambda route: held.append(route))  # held unanswered until released below
+    pg.goto(server + "/", wait_until="domcontentloaded")
+    pg.wait_for_function("document.querySelector('#status').textContent.includes('players')")
+    assert "asking the server" in pg.inner_text("#status")
+    pg.fill("#load-text", "Base;InProgress;White[2];wS1;bS1 wS1-")
+    assert len(held) == 1
+    held[0].continue_()
+    pg.wait_for_function("document.querySelector('#status').textContent.includes('to move')")
+    pg.close()

@@ -19,8 +19,11 @@ const ui = {
   paused: false,
   loopToken: 0,
   analysis: null,
+  review: null,    // the finished review of this game: {gameId, plies, scores}
+  reviewToken: 0,
   zoom: { x: 0, y: 0, k: 1 },
 };
+const MARK_SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
 // ----- server ----------------------------------------------------------------------------
 let busy = 0;
@@ -217,6 +220,7 @@ function render() {
   }
 
   renderAnalysisMarks();
+  renderReviewMarks();
   keepInView();
   renderTrays(interactive);
   renderStatus();
@@ -225,7 +229,20 @@ function render() {
   $("pass").disabled = !passOnly;
   const banner = $("result-banner");
   banner.hidden = !v.result;
-  banner.textContent = v.result ? v.result.text : "";
+  banner.replaceChildren();
+  if (v.result) {
+    const text = document.createElement("span");
+    text.id = "result-text";
+    text.textContent = v.result.text;
+    banner.append(text);
+    if (!reviewOf() && !ui.reviewing) {
+      const b = document.createElement("button");
+      b.type = "button"; b.id = "review-banner"; b.textContent = "Review this game";
+      b.addEventListener("click", startReview);
+      banner.append(" ", b);
+    }
+  }
+  renderReviewChart();
 }
 
 function renderTrays(interactive) {
@@ -309,6 +326,16 @@ function renderMoveList() {
     span.dataset.ply = i + 1;
     span.textContent = m;
     li.appendChild(span);
+    const judged = reviewOf() && reviewOf().plies[i];
+    if (judged && judged.mark) {
+      const mk = document.createElement("span");
+      mk.className = `mark ${judged.mark}`;
+      mk.dataset.ply = i + 1;
+      mk.textContent = MARK_SIGNS[judged.mark];
+      mk.title = markText(judged);
+      li.appendChild(mk);
+      span.title = mk.title;
+    }
     list.appendChild(li);
   });
   const cur = list.querySelector(".current");
@@ -320,19 +347,49 @@ function renderAnalysisMarks() {
   layer.replaceChildren();
   const a = ui.analysis;
   if (!a || !ui.view || a.ply !== ui.view.ply || a.gameId !== ui.game.id) return;
-  const top = a.moves.slice(0, 5);
+  const top = a.moves.slice(0, 5).filter((m) => m.to);
+  const weight = (m) => (m.share !== null ? m.share : m.prior);
+  // one mark per destination (moves of several pieces to one cell share it), strongest first
+  const byCell = new Map();
   for (const m of top) {
-    if (!m.to) continue;
-    const w = m.share !== null ? m.share : m.prior;
-    const g = el("g", { class: "analysis-mark" }, layer);
-    const [tx, ty] = pixel(m.to);
-    el("polygon", { points: hexPoints(tx, ty, R - 8), "fill-opacity": (0.15 + 0.6 * w).toFixed(2) }, g);
-    if (m.from) {
-      const [fx, fy] = pixel(m.from);
-      el("line", { x1: fx, y1: fy, x2: tx, y2: ty, "stroke-width": (2 + 8 * w).toFixed(1), "stroke-opacity": 0.55 }, g);
-    }
-    el("text", { x: tx, y: ty + R * 0.55 }, g).textContent = `${m.piece} ${(100 * w).toFixed(0)}%`;
+    const k = key(m.to);
+    if (!byCell.has(k)) byCell.set(k, []);
+    byCell.get(k).push(m);
   }
+  const placed = []; // label boxes already drawn, in SVG units
+  for (const moves of byCell.values()) {
+    const [tx, ty] = pixel(moves[0].to);
+    const g = el("g", { class: "analysis-mark" }, layer);
+    const total = moves.reduce((s, m) => s + weight(m), 0);
+    el("polygon", { points: hexPoints(tx, ty, R - 8), "fill-opacity": (0.15 + 0.6 * Math.min(1, total)).toFixed(2) }, g);
+    for (const m of moves) {
+      if (!m.from) continue;
+      const [fx, fy] = pixel(m.from);
+      el("line", { x1: fx, y1: fy, x2: tx, y2: ty, "stroke-width": (2 + 8 * weight(m)).toFixed(1), "stroke-opacity": 0.55 }, g);
+    }
+    const extra = moves.length > 1 ? ` +${moves.length - 1}` : "";
+    const text = `${moves[0].piece} ${(100 * weight(moves[0])).toFixed(0)}%${extra}`;
+    const label = el("text", { class: "analysis-label", x: tx, y: ty + R * 0.55 }, g);
+    label.textContent = text;
+    el("title", {}, g).textContent = moves.map((m) => `${m.move} ${(100 * weight(m)).toFixed(1)}%`).join("\n");
+    // below the cell, else above it, else left out (the table lists every move)
+    placeLabel(label, ty, [R * 0.55, -R * 0.55, R * 1.05, -R * 1.05], placed);
+  }
+}
+
+// Puts a drawn SVG label at the first height y + dy where it overlaps no box of `placed`, and
+// adds its box there; a label with no free place is removed. Returns whether it was placed.
+function placeLabel(label, y, offsets, placed) {
+  for (const dy of offsets) {
+    label.setAttribute("y", y + dy);
+    const b = label.getBBox();
+    if (!placed.some((p) => b.x < p.x + p.width && p.x < b.x + b.width && b.y < p.y + p.height && p.y < b.y + b.height)) {
+      placed.push(b);
+      return true;
+    }
+  }
+  label.remove();
+  return false;
 }
 
 // ----- analysis panel ----------------------------------------------------------------------
@@ -397,6 +454,164 @@ function showAnalysis() {
     const v = a.sims ? rest.reduce((s, m) => s + (m.share || 0), 0) : null;
     const tr = row([`${rest.length} other moves`, pct(p), v === null ? "-" : pct(v)], "other", [null, p, v]);
     tr.classList.add("analysed-move");
+  }
+}
+
+// ----- review ------------------------------------------------------------------------------
+// The review of the game on screen, while its moves are still those reviewed (an undo and
+// another move make it stale).
+function reviewOf() {
+  const r = ui.review;
+  if (!r || !ui.game || r.gameId !== ui.game.id) return null;
+  if (r.plies.some((p, i) => ui.game.moves[i] !== p.played)) return null;
+  return r;
+}
+
+function pctPoints(x) { return `${(100 * x).toFixed(0)}`; }
+function markText(p) {
+  const why = p.tactic ? p.tactic : `${p.mark}: -${pctPoints(p.drop)} points`;
+  return `${p.played}: ${why}; best ${p.best} (${pct(p.best_share)} of visits)`;
+}
+
+async function startReview() {
+  if (!ui.game || !ui.game.moves.length) { showError("no move has been played: nothing to review"); return; }
+  const token = ++ui.reviewToken;
+  const gameId = ui.game.id;
+  const sims = Math.max(1, Math.min(800, parseInt($("review-sims").value || "100", 10)));
+  const body = { sims };
+  if ($("analysis-model").value) body.model = $("analysis-model").value;
+  ui.review = null;
+  ui.reviewing = true;
+  $("review-area").hidden = false;
+  $("review-cancel").hidden = false;
+  $("review-start").disabled = true;
+  setReviewStatus(0, "starting...");
+  render();
+  try {
+    let job = await api("POST", `/api/games/${gameId}/review`, body);
+    while (job.status === "queued" || job.status === "running") {
+      setReviewStatus(job.progress, job.status === "queued" ? "waiting for a free worker..." :
+        `${job.plies} positions, ${job.sims} simulations each: ${Math.round(100 * job.progress)}%`);
+      await new Promise((r) => setTimeout(r, 300));
+      if (token !== ui.reviewToken) return;
+      job = await fetch(`/api/games/${gameId}/review`).then((r) => r.json());
+    }
+    if (token !== ui.reviewToken) return;
+    if (job.status === "done") {
+      ui.review = { gameId, plies: job.plies_reviewed, scores: job.white_scores, sims: job.sims, model: job.model };
+      setReviewStatus(1, `done: ${job.plies} moves, ${job.sims} simulations a position, ${job.elapsed_s.toFixed(1)} s`);
+    } else setReviewStatus(job.progress, job.status === "cancelled" ? "cancelled" : `failed: ${job.error}`);
+  } catch (e) { showError(e.message); setReviewStatus(0, "failed"); }
+  finally {
+    if (token === ui.reviewToken) {
+      ui.reviewing = false;
+      $("review-cancel").hidden = true;
+      $("review-start").disabled = false;
+      render();
+    }
+  }
+}
+
+async function cancelReview() {
+  if (!ui.game) return;
+  try { await api("DELETE", `/api/games/${ui.game.id}/review`); } catch (e) { showError(e.message); }
+}
+
+function setReviewStatus(progress, text) {
+  $("review-progress").value = progress;
+  $("review-status").textContent = text;
+}
+
+function renderReviewChart() {
+  const svg = $("review-chart");
+  const r = reviewOf();
+  const area = $("review-area");
+  if (!r) {
+    svg.replaceChildren();
+    $("review-summary").hidden = true;
+    $("review-note").textContent = "";
+    if (!ui.reviewing) area.hidden = true;
+    return;
+  }
+  area.hidden = false;
+  const w = svg.clientWidth || 600, h = svg.clientHeight || 120, pad = 6;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.replaceChildren();
+  const n = r.scores.length - 1;
+  const x = (ply) => pad + (w - 2 * pad) * (n ? ply / n : 0);
+  const y = (score) => pad + (h - 2 * pad) * (1 - score);
+  el("rect", { class: "chart-black", x: 0, y: 0, width: w, height: h }, svg);
+  const pts = r.scores.map((s, i) => `${x(i).toFixed(1)},${y(s).toFixed(1)}`);
+  el("polygon", { class: "chart-white", points: `${x(0)},${h} ${pts.join(" ")} ${x(n)},${h}` }, svg);
+  el("line", { class: "chart-mid", x1: 0, x2: w, y1: y(0.5), y2: y(0.5) }, svg);
+  el("polyline", { class: "chart-line", points: pts.join(" ") }, svg);
+  const at = ui.view ? Math.min(ui.view.ply, n) : 0;
+  el("line", { class: "chart-cursor", x1: x(at), x2: x(at), y1: 0, y2: h }, svg);
+  r.plies.forEach((p, i) => {
+    if (!p.mark) return;
+    const c = el("circle", { class: `chart-mark ${p.mark}`, cx: x(i + 1), cy: y(r.scores[i + 1]), r: 4.5, "data-ply": i + 1 }, svg);
+    el("title", {}, c).textContent = `${i + 1}. ${markText(p)}`;
+  });
+  // summary: marks per side
+  const counts = { white: {}, black: {} };
+  for (const p of r.plies) if (p.mark) counts[p.mover][p.mark] = (counts[p.mover][p.mark] || 0) + 1;
+  const body = $("review-summary").querySelector("tbody");
+  body.replaceChildren();
+  for (const mark of ["inaccuracy", "mistake", "blunder"]) {
+    const tr = document.createElement("tr");
+    for (const text of [`${MARK_SIGNS[mark]} ${mark}`, counts.white[mark] || 0, counts.black[mark] || 0]) {
+      const td = document.createElement("td"); td.textContent = text; tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+  $("review-summary").hidden = false;
+  // the position on screen: its score, and the move played there against the best one
+  const p = ui.view && r.plies[ui.view.ply];
+  const score = r.scores[Math.min(at, n)];
+  let note = `White's expected score here: ${pct(score)}.`;
+  if (p) note += ` Played ${p.played} (rank ${p.played_rank}, ${pct(p.played_share)} of visits)` +
+    (p.played === p.best ? ", the best move." : `; best ${p.best} (${pct(p.best_share)})` +
+      (p.mark ? `: ${p.tactic || p.mark}, -${pctPoints(p.drop)} points.` : "."));
+  $("review-note").textContent = note;
+}
+
+function onChartClick(ev) {
+  const r = reviewOf();
+  if (!r) return;
+  const svg = $("review-chart");
+  const rect = svg.getBoundingClientRect();
+  const n = r.scores.length - 1, pad = 6;
+  const share = (ev.clientX - rect.left - pad) / Math.max(1, rect.width - 2 * pad);
+  browse(Math.round(Math.max(0, Math.min(1, share)) * n));
+}
+
+// On the board: the move played from this position and the search's best one.
+function renderReviewMarks() {
+  const layer = $("layer-review");
+  layer.replaceChildren();
+  const r = reviewOf();
+  const p = r && ui.view && r.plies[ui.view.ply];
+  if (!p) return;
+  const same = p.played === p.best;
+  const placed = [];
+  const arrows = same ? [["best played", p.best_cells, "played = best"]] :
+    [["played", p.played_cells, "played"], ["best", p.best_cells, "best"]];
+  for (const [cls, c, text] of arrows) {
+    if (!c.to) continue;
+    const g = el("g", { class: `review-move ${cls}`, "data-move": c.move }, layer);
+    const [tx, ty] = pixel(c.to);
+    el("polygon", { points: hexPoints(tx, ty, R - 5) }, g);
+    if (c.from) {
+      const [fx, fy] = pixel(c.from);
+      const d = Math.hypot(tx - fx, ty - fy) || 1;
+      const ex = tx - (tx - fx) / d * R * 0.45, ey = ty - (ty - fy) / d * R * 0.45;
+      el("line", { x1: fx, y1: fy, x2: ex, y2: ey }, g);
+      el("circle", { cx: ex, cy: ey, r: 4 }, g);
+    }
+    const label = el("text", { x: tx, y: ty }, g);
+    label.textContent = `${text}: ${c.piece}`;
+    placeLabel(label, ty, [-R * 0.62, R * 0.75, -R * 1.1, R * 1.25], placed);
+    el("title", {}, g).textContent = `${text}: ${c.move}`;
   }
 }
 
@@ -468,24 +683,35 @@ async function runEngines() {
 }
 
 function seatIds() {
+  if ($("mode").value === "review") return ["human", "human"];
   if ($("mode").value === "watch") return [$("watch-white").value, $("watch-black").value];
   const opp = $("opponent").value;
   return $("colour").value === "white" ? ["human", opp] : [opp, "human"];
 }
 
-async function newGame(gameString) {
+async function newGame(record) {
   setBusy(1);
-  try { await startGame(gameString); } finally { setBusy(-1); }
+  try { await startGame(record); } finally { setBusy(-1); }
 }
 
-async function startGame(gameString) {
+// A new game, or one loaded from record text (any format the server reads); in the Review mode
+// a loaded game is reviewed at once.
+async function startGame(record) {
   ui.loopToken++;
+  ui.reviewToken++;
+  ui.reviewing = false;
+  ui.review = null;
+  $("review-cancel").hidden = true;
+  $("review-start").disabled = false;
   ui.analysis = null;
   $("analysis-out").hidden = true;
   ui.watching = $("mode").value === "watch";
   const [white, black] = seatIds();
   const body = { game_type: $("game-type").value, white, black, seed: Math.floor(Math.random() * 1e9) };
-  if (gameString !== undefined) body.game_string = gameString;
+  if (record !== undefined) {
+    body.record = record;
+    body.record_game = Math.max(1, parseInt($("load-game").value || "1", 10));
+  }
   const cap = new URLSearchParams(location.search).get("ply_cap");
   if (cap) body.ply_cap = parseInt(cap, 10);
   try {
@@ -493,6 +719,7 @@ async function startGame(gameString) {
     if (ui.game) api("DELETE", `/api/games/${ui.game.id}`).catch(() => {});
     showState(state, true);
   } catch (e) { showError(e.message); return; }
+  if ($("mode").value === "review" && record !== undefined && ui.game.moves.length) { startReview(); return; }
   if (ui.watching) runEngines(); // a watched game runs on; the page stays usable meanwhile
   else await runEngines();
 }
@@ -536,6 +763,7 @@ function fillSelect(sel, items, value) {
 
 async function init() {
   setupPanZoom();
+  $("status").textContent = "Starting: asking the server for the players and networks...";
   const info = await api("GET", "/api/players");
   ui.players = info.players;
   const gt = $("game-type");
@@ -551,7 +779,10 @@ async function init() {
   $("analysis").hidden = !nets.length;
   $("sims").max = info.max_sims;
 
-  $("mode").addEventListener("change", () => $("setup").classList.toggle("watch", $("mode").value === "watch"));
+  $("mode").addEventListener("change", () => {
+    $("setup").classList.toggle("watch", $("mode").value === "watch");
+    $("setup").classList.toggle("review", $("mode").value === "review");
+  });
   $("setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
   $("speed").addEventListener("input", () => { $("speed-out").textContent = `${($("speed").value / 1000).toFixed(1)} s`; });
   $("pause").addEventListener("click", () => { ui.paused = !ui.paused; $("pause").textContent = ui.paused ? "Resume" : "Pause"; });
@@ -594,7 +825,11 @@ async function init() {
     if (ev.key in moves) { ev.preventDefault(); browse(moves[ev.key]); }
     else if (ev.key === "Escape") { ui.selected = null; render(); }
   });
-  window.addEventListener("resize", fitView);
+  $("review-start").addEventListener("click", startReview);
+  $("review-cancel").addEventListener("click", cancelReview);
+  $("review-chart").addEventListener("click", onChartClick);
+  window.addEventListener("resize", () => { fitView(); renderReviewChart(); });
+  $("status").textContent = "Starting: setting up a new game...";
   await newGame();
 }
 

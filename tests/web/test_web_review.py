@@ -1,0 +1,143 @@
+"""hive-web's review mode through its JSON API: a game loaded from any record format, reviewed
+in the background (progress, then marks, White's expected score and the moves' cells),
+cancelled, and refused in one line where it cannot run."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hive_env import Game
+from models.gnn import build_model
+from search.checkpoint import save_checkpoint
+from web import create_app
+
+from helpers import ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
+
+RECORDS = ROOT / "tests" / "data" / "records"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    save_checkpoint(root / "run1" / "ckpt_1.pt", build_model("tiny"))
+    with TestClient(create_app(root, move_time=5.0, sims=16)) as c:
+        yield c
+
+
+def load(client, **body) -> dict:
+    r = client.post("/api/games", json={"white": "human", "black": "human", **body})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def wait_review(client, gid: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = client.get(f"/api/games/{gid}/review").json()
+        if job["status"] not in ("queued", "running"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError("the review did not finish")
+
+
+@pytest.mark.parametrize("name", ["mzinga.pgn", "HV-alice-bob-2019-01-01-1234.sgf", "games.jsonl",
+                                  "games_0.txt"])
+def test_a_record_of_each_format_loads_as_a_game(client, name):
+    from hive_env.game_records import read_game
+
+    want = read_game(RECORDS / name).game
+    state = load(client, record=(RECORDS / name).read_text())
+    assert state["moves"] == want.move_strings and state["game_type"] == want.game_type
+
+
+def test_the_second_game_of_a_record_and_one_past_its_end(client):
+    from hive_env.game_records import read_games
+
+    games = read_games(RECORDS / "games_0.txt")
+    assert len(games) >= 2
+    state = load(client, record=(RECORDS / "games_0.txt").read_text(), record_game=2)
+    assert state["moves"] == games[1].game.move_strings
+    r = client.post("/api/games", json={"record": (RECORDS / "games_0.txt").read_text(),
+                                        "record_game": len(games) + 1})
+    assert r.status_code == 400 and "there is no game" in r.json()["detail"], r.text
+
+
+def test_an_unreadable_record_is_refused_in_one_line(client):
+    r = client.post("/api/games", json={"record": "[GameType \"Base\"]\n1. wS1\n2. bS1 wS1-\n3. wQ bS1-\n"})
+    assert r.status_code == 400, r.text
+    detail = r.json()["detail"]
+    assert "\n" not in detail and detail.startswith("bad record") and "ply 3" in detail, detail
+
+
+def test_a_review_marks_the_missed_win_and_gives_the_cells_of_both_moves(client):
+    game = Game.from_string(WIN_IN_ONE)
+    missed = next(m for m in game.legal_move_strings() if m != WIN_IN_ONE_MOVE and not _wins(game, m))
+    after = game.copy()
+    after.play(missed)
+    state = load(client, game_string=after.game_string())
+    gid = state["id"]
+    r = client.post(f"/api/games/{gid}/review", json={"sims": 16})
+    assert r.status_code == 202, r.text
+    job = wait_review(client, gid)
+    assert job["status"] == "done", job
+    assert job["progress"] == 1.0 and job["sims"] == 16
+    plies = job["plies_reviewed"]
+    assert [p["played"] for p in plies] == state["moves"]
+    assert len(job["white_scores"]) == len(plies) + 1
+    assert all(0.0 <= s <= 1.0 for s in job["white_scores"])
+    last = plies[-1]
+    assert last["tactic"] == "missed win" and last["mark"] == "blunder"
+    assert last["played_cells"]["move"] == missed and last["played_cells"]["to"] is not None
+    # the best move's cells are those the page gets for that move in that position
+    view = client.get(f"/api/games/{gid}?ply={last['ply']}").json()
+    assert view["ply"] == last["ply"]
+    before = load(client, game_string=WIN_IN_ONE)
+    by_move = {m["move"]: m for m in before["legal_moves"]}
+    for key in ("played_cells", "best_cells"):
+        cells = last[key]
+        assert cells["to"] == by_move[cells["move"]]["to"] and cells["from"] == by_move[cells["move"]]["from"]
+
+
+def _wins(game: Game, move: str) -> bool:
+    g = game.copy()
+    g.play(move)
+    return g.is_over
+
+
+def test_a_review_can_be_cancelled(client):
+    from hive_env.game_records import read_game
+
+    text = read_game(RECORDS / "mzinga.pgn").game.game_string()
+    gid = load(client, game_string=text)["id"]
+    assert client.post(f"/api/games/{gid}/review", json={"sims": 800}).status_code == 202
+    assert client.delete(f"/api/games/{gid}/review").status_code == 204
+    job = wait_review(client, gid, timeout=60)
+    assert job["status"] == "cancelled" and "plies_reviewed" not in job
+
+
+def test_review_refusals(client):
+    gid = load(client, game_type="Base")["id"]
+    r = client.post(f"/api/games/{gid}/review", json={"sims": 16})
+    assert r.status_code == 409 and "nothing to review" in r.json()["detail"]
+    r = client.get(f"/api/games/{gid}/review")
+    assert r.status_code == 404 and "\n" not in r.json()["detail"]
+    gid = load(client, game_string="Base;InProgress;White[2];wS1;bS1 wS1-")["id"]
+    refused = (({"sims": 0}, "sims"), ({"sims": 100_000}, "sims"), ({"model": "nope"}, "unknown model"))
+    for body, where in refused:
+        r = client.post(f"/api/games/{gid}/review", json=body)
+        assert r.status_code in (400, 422) and where in r.json()["detail"], r.text
+    assert client.get("/api/games/nope/review").status_code == 404
+
+
+def test_a_deleted_game_takes_its_review_with_it(client):
+    from hive_env.game_records import read_game
+
+    text = read_game(RECORDS / "mzinga.pgn").game.game_string()
+    gid = load(client, game_string=text)["id"]
+    client.post(f"/api/games/{gid}/review", json={"sims": 800})
+    job = client.app.state.reviews.get(gid)
+    assert client.delete(f"/api/games/{gid}").status_code == 204
+    assert job.cancel.is_set()
