@@ -138,6 +138,7 @@ from .board import (
 from .errors import HiveError
 from .grid import N_HEX, NEIGH, ORIGIN
 from .outcome import queen_pressure
+from .parallel import launching
 from .pieces import (
     BUG_COUNT,
     BUG_FIRST_SLOT,
@@ -677,7 +678,8 @@ def observe_batch_with_moves(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> 
     if B <= CHUNK:
         encode_games(boards, obs_arrays(obs), moves, errors, 0, B)
     else:
-        encode_batch_kernel(boards, obs_arrays(obs), moves, errors)
+        with launching():
+            encode_batch_kernel(boards, obs_arrays(obs), moves, errors)
     raise_encoding_errors(errors, max_legal)
     return obs, moves
 

@@ -69,6 +69,7 @@ from .encode import (
 from .errors import HiveError
 from .grid import N_HEX
 from .outcome import DEFAULT_PLY_CAP, is_real_draw, mover_reward
+from .parallel import launching
 from .pieces import parse_game_type
 from .uhp import format_move
 
@@ -218,8 +219,9 @@ class HiveVecEnv:
         """Reset every game to the empty board. Returns ``(obs, {})``."""
         if seed is not None:
             self.seed = seed
-        _reset_parallel(self.boards, self.hists, self._start, self._obs_t, self._moves, self._n_moves,
-                        self._errors)
+        with launching():
+            _reset_parallel(self.boards, self.hists, self._start, self._obs_t, self._moves, self._n_moves,
+                            self._errors)
         raise_encoding_errors(self._errors, self.max_legal)
         return self.obs, {}
 
@@ -248,8 +250,9 @@ class HiveVecEnv:
         final_status = np.empty(B, dtype=np.int8)
         episode_length = np.empty(B, dtype=np.int32)
         kernel = _step_serial if B <= CHUNK or numba.get_num_threads() == 1 else _step_parallel
-        bad = kernel(self.boards, self.hists, acts, self._start, self._obs_t, self._moves, self._n_moves,
-                     rewards, terminated, truncated, final_status, episode_length, self._errors)
+        with launching(kernel is _step_parallel):
+            bad = kernel(self.boards, self.hists, acts, self._start, self._obs_t, self._moves, self._n_moves,
+                         rewards, terminated, truncated, final_status, episode_length, self._errors)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(int(bad), int(acts[bad])))
         raise_encoding_errors(self._errors, self.max_legal)

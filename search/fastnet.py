@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from hive_env.parallel import launching
 from models.gnn import NEG_INF, HiveGNN
 
 FLAGS = {"contract", "arcp", "nsz", "reassoc"}
@@ -382,10 +383,12 @@ class FastNet:
             n_nodes = obs["node_mask"].sum(1).astype(np.int32)
         logits = np.empty((b, m), np.float32)
         values = np.empty(b, np.float32)
-        forward = forward_parallel if b >= PARALLEL_MIN_BATCH else forward_serial
+        parallel = b >= PARALLEL_MIN_BATCH
+        forward = forward_parallel if parallel else forward_serial
         n_legal = np.ascontiguousarray(obs["n_legal"], np.int32)
-        forward(_f32(obs["node_feat"]), obs["neighbours"], n_nodes, _f32(obs["global_feat"]), src,
-                obs["legal_dst"], n_legal, self.weights, logits, values)
+        with launching(parallel):
+            forward(_f32(obs["node_feat"]), obs["neighbours"], n_nodes, _f32(obs["global_feat"]), src,
+                    obs["legal_dst"], n_legal, self.weights, logits, values)
         return logits, values
 
 

@@ -35,6 +35,7 @@ from hive_env.encode import (
     raise_encoding_errors,
 )
 from hive_env.outcome import adjudicate, is_real_draw, score_for, terminal_value
+from hive_env.parallel import launching
 from hive_env.tactics import (
     PROVEN_DRAW,
     PROVEN_LOSS,
@@ -52,7 +53,7 @@ from .tree import LEAF_TERMINAL
 
 __all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "POS", "PROVEN_DRAW", "PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN",
            "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value", "allocate_leaves",
-           "flip_proof", "is_finished", "observe_roots", "play", "position_key", "previous_key",
+           "flip_proof", "is_finished", "launching", "observe_roots", "play", "position_key", "previous_key",
            "proof_value", "prove", "scan_root", "scan_surrounds", "tactics_buffers", "terminal_value"]
 
 
@@ -170,6 +171,7 @@ class LeafEncoder:
         moves, errors = self._moves[:k], self._errors[:k]
         errors[:] = 0
         encode = encode_batch_kernel if k > CHUNK else _encode_serial
-        encode(boards, obs_arrays(obs), moves, errors)
+        with launching(k > CHUNK):
+            encode(boards, obs_arrays(obs), moves, errors)
         raise_encoding_errors(errors, self.max_legal)
         return obs, moves

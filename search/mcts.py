@@ -64,6 +64,7 @@ from .leaves import (
     LeafEncoder,
     adjudicate_leaves_,
     allocate_leaves,
+    launching,
     observe_roots,
     position_key,
     prove,
@@ -517,7 +518,8 @@ class BatchedMCTS:
         if nodes > self.tree.node_capacity:
             self.tree = grow_tree(self.tree, nodes, self.tree.edge_capacity)
         leaves = s.leaves
-        select(self.tree, s.boards, s.hists, want, leaves, s.params, s.cand)
+        with launching(parallel):
+            select(self.tree, s.boards, s.hists, want, leaves, s.params, s.cand)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
             adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
@@ -541,8 +543,9 @@ class BatchedMCTS:
             edges = int((self.tree.n_edges + extra).max())
         if edges > self.tree.edge_capacity:
             self.tree = grow_tree(self.tree, self.tree.node_capacity, edges)
-        expand_backup(self.tree, leaves, logits, values, moves, obs["legal_actions"], obs["n_legal"],
-                      float(cfg.virtual_loss))
+        with launching(parallel):
+            expand_backup(self.tree, leaves, logits, values, moves, obs["legal_actions"], obs["n_legal"],
+                          float(cfg.virtual_loss))
         _check_room(leaves)
         t4 = time.perf_counter()
         status = leaves.status.reshape(B, L)

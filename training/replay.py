@@ -38,6 +38,7 @@ from numba import njit, prange
 
 from hive_env.board import BOARD_SIZE, HIST, PASS, move_dest, move_of, move_piece
 from hive_env.files import atomic_open
+from hive_env.parallel import launching
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
 
@@ -288,7 +289,8 @@ def augment_samples(samples: Samples, syms: np.ndarray) -> Samples:
     out = np.zeros_like(policy)
     ok = np.zeros(len(boards), np.bool_)
     n_legal = samples.n_legal.astype(np.int64)
-    _remap_all(boards, moved, syms.astype(np.int64), HEX_MAPS, policy, n_legal, out, ok)
+    with launching():
+        _remap_all(boards, moved, syms.astype(np.int64), HEX_MAPS, policy, n_legal, out, ok)
     if not ok.all():
         raise RuntimeError("symmetry augmentation lost a move: engine symmetry broken")
     return Samples(moved, out.astype(samples.policy.dtype), samples.n_legal, samples.z, samples.plies_left,

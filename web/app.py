@@ -26,8 +26,8 @@ moves) runs on one thread pool, searches (alpha-beta and AlphaZero engines' move
 another behind ``web.limits.SearchSlots`` (a bounded fair queue: a deadline that counts the
 wait, one search running per client, a budget of simulations in flight), so a burst of
 searches never delays a cheap request. Reviews of whole games run on a pool of their own
-(``web.review``), one per client at a time. Request bodies are strictly typed (no ``"2"`` for 2, no ``true`` for 1)
-and MoveStrings and GameStrings are one line of printable ASCII.
+(``web.review``), one per client at a time. Request bodies are strictly typed (no ``"2"`` for
+2, no ``true`` for 1) and MoveStrings and GameStrings are one line of printable ASCII.
 """
 
 from __future__ import annotations

@@ -105,7 +105,8 @@ class Reviews:
             for old in self._jobs.values():
                 if old.owner == owner or old.game_id == game_id:
                     self._cancel(old)
-            busy = sum(j.status in ("queued", "running") and not j.cancel.is_set() for j in self._jobs.values())
+            busy = sum(j.status in ("queued", "running") and not j.cancel.is_set()
+                       for j in self._jobs.values())
             if busy >= self.max_jobs:
                 raise OverflowError(f"the server is reviewing {busy} games, its most; try again shortly")
             self._jobs[game_id] = job

@@ -141,3 +141,29 @@ def test_a_deleted_game_takes_its_review_with_it(client):
     job = client.app.state.reviews.get(gid)
     assert client.delete(f"/api/games/{gid}").status_code == 204
     assert job.cancel.is_set()
+
+
+def test_a_client_has_one_review_at_a_time_and_the_server_a_bounded_number(tmp_path):
+    from hive_env.game_records import read_game
+
+    save_checkpoint(tmp_path / "ckpt_1.pt", build_model("tiny"))
+    text = read_game(RECORDS / "mzinga.pgn").game.game_string()
+    with TestClient(create_app(tmp_path, review_queue=2)) as first:
+        second, third = TestClient(first.app), TestClient(first.app)  # other clients: their own cookies
+        a, b = load(first, game_string=text)["id"], load(first, game_string=text)["id"]
+        assert first.post(f"/api/games/{a}/review", json={"sims": 800}).status_code == 202
+        assert first.post(f"/api/games/{b}/review", json={"sims": 800}).status_code == 202
+        assert wait_review(first, a, timeout=60)["status"] == "cancelled"  # the client's newer review won
+        c = load(second, game_string=text)["id"]
+        assert second.post(f"/api/games/{c}/review", json={"sims": 800}).status_code == 202
+        d = load(third, game_string=text)["id"]
+        r = third.post(f"/api/games/{d}/review", json={"sims": 800})
+        assert r.status_code == 429 and "\n" not in r.json()["detail"], r.text
+        for client, gid in ((first, b), (second, c)):
+            assert client.delete(f"/api/games/{gid}/review").status_code == 204
+
+
+@pytest.mark.parametrize("bad", ["\u2028", "\u2029", "\x00", "\x1b"])
+def test_record_text_with_separators_or_controls_is_refused(client, bad):
+    r = client.post("/api/games", json={"record": f"Base;InProgress;White[2];wS1;{bad}bS1 wS1-"})
+    assert r.status_code == 422 and f"U+{ord(bad):04X}" in r.json()["detail"], r.text
