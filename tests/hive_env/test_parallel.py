@@ -50,6 +50,6 @@ print("ok")
 
 @pytest.mark.slow
 def test_parallel_kernels_launched_from_several_threads_do_not_abort_the_process():
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "NUMBA_NUM_THREADS": "2"})
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "NUMBA_NUM_THREADS": "2"})
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
