@@ -192,7 +192,7 @@ def parse_train_log(path: Path) -> dict:
 
 def parse_tensorboard(tb: Path) -> dict:
     """Trainer steps/s from the wall times of the ``train/total`` scalar (first to last step), and
-    the last ``selfplay/positions_per_s`` and ``games_per_s`` (since the trainer started)."""
+    the last ``selfplay/positions_per_s`` and ``games_per_s`` (over the last checkpoint interval)."""
     try:
         from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     except ImportError as e:

@@ -7,8 +7,10 @@
 
 Rerunning the same command resumes the run in ``runs/<name>`` (settings that change the
 network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and SIGTERM
-(exit 143) stop it cleanly with one line. Progress goes to stdout and ``<run_dir>/train.log``
-(Hydra's job logging, configs/train.yaml): a bar on a terminal, plain periodic lines otherwise.
+(exit 143) stop it cleanly with one line. A start-up error (an unknown key or option, a bad
+value) is one line with exit 2, before anything is created; ``--help`` lists every setting.
+Progress goes to stdout and ``<run_dir>/train.log`` (Hydra's job logging, configs/train.yaml):
+a bar on a terminal (log lines printed above it), plain periodic lines otherwise.
 The job itself is :func:`training.loop.train`; this is its command line and its words.
 """
 
@@ -75,8 +77,26 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}es" if word.endswith("s") else f"{n} {word}s"
 
 
+def main() -> None:
+    """hive-train: ``--help``, and every start-up check before Hydra creates the run directory
+    (a bad flag, override or setting: one line, exit 2, nothing written); then the run."""
+    from search.checkpoint import CheckpointError
+    from training.loop import check_command_line
+
+    try:
+        text = check_command_line(sys.argv[1:])
+    except (ConfigError, CheckpointError) as e:
+        print(f"hive-train: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    if text is not None:
+        print(text)
+        return
+    run()
+
+
 @hydra.main(config_path=str(CONFIGS), config_name="train", version_base=None)
-def main(cfg: DictConfig) -> None:
+def run(cfg: DictConfig) -> None:
+    """The run, under Hydra (its run directory, job logging and ``--cfg``-like flags)."""
     from search.checkpoint import CheckpointError
     from training.loop import train
     from training.run import Stopped, stop_on_signals

@@ -14,8 +14,9 @@ Modules, in the direction data flows:
 - ``gating``: the :class:`Gatekeeper`: evaluation of checkpoints in the arena, the ledger, ``best.pt``
 - ``loop``: the whole training job, ``train(config)`` (hive-train is its command line)
 - ``config``: the Hydra config -> typed settings, checked at start-up
+- ``overrides``: hive-train's command-line overrides checked and composed, and its ``--help``
 - ``resume``: which settings a resumed run may change, and the record of the changes
-- ``metrics``: TensorBoard scalars and the progress lines
+- ``metrics``: TensorBoard (config, scalars; purged on resume) and the progress bar or lines
 - ``model_card``: the card of a shipped network, from its run directory and ladders
 - ``selfplay_records``: the game records of a network's self-play (the tactics suite's input)
 

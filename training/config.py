@@ -21,7 +21,9 @@ to ``true``, ``"3"`` to ``3``) before :func:`run_config` checks them, and they a
 
 from __future__ import annotations
 
+import difflib
 import types
+from collections.abc import Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
@@ -409,10 +411,18 @@ def _typed(value: Any, hint: Any, key: str) -> Any:
     return value
 
 
+def unknown_setting(key: str, known: Sequence[str], candidates: Sequence[str]) -> ConfigError:
+    """The one-line error of an unknown setting ``key``: the closest of ``candidates`` (full
+    keys, by ``difflib``), then the names ``known`` at its level."""
+    close = difflib.get_close_matches(key, candidates, n=2, cutoff=0.75)
+    hint = f": did you mean {' or '.join(close)}?" if close else ""
+    return ConfigError(f"unknown setting {key}{hint} (known: {', '.join(sorted(known))})")
+
+
 def _known(given: dict, known: list[str], prefix: str) -> None:
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise ConfigError(f"unknown setting {prefix}{unknown[0]} (known: {', '.join(sorted(known))})")
+        raise unknown_setting(f"{prefix}{unknown[0]}", known, [f"{prefix}{k}" for k in known])
 
 
 def _group(name: str, cls: type, section: Any) -> Any:

@@ -1,8 +1,12 @@
 """Gating during and after training: arena matches of checkpoints, logged, and the choice of best.pt.
 
 Each evaluated checkpoint plays a gauntlet against fixed baselines (``eval.opponents``) and
-the previous best; scores (``eval/score_vs_<opponent>``, ``eval/score_vs_best``) and the
-checkpoint's Elo (anchored on ``random`` when it plays) go to TensorBoard. ``best.pt`` is
+the previous best; scores (``eval/score_vs_<opponent>``, ``eval/score_vs_best``) with their 95%
+intervals (``_lo``, ``_hi``) and game counts (``eval/games_vs_<opponent>``), and the checkpoint's
+Elo (anchored on ``random`` when it plays: ``eval/elo_vs_random``, ``_lo``, ``_hi``) go to
+TensorBoard at the checkpoint's step once its evaluation is decided (with ``eval/promoted``), so
+an evaluation finished after a restart is logged once. The final match logs the same under
+``final/`` at the final step, when it plays its games. ``best.pt`` is
 chosen by the arena (:func:`promote`): with ``gating: none`` it follows the newest evaluated
 checkpoint; with ``score`` a checkpoint replaces it after scoring at least ``gate_score`` against
 it in that gauntlet; with ``sprt`` after an SPRT (H0 ``eval.sprt_elo0``, H1 ``eval.sprt_elo1``, at
@@ -47,13 +51,14 @@ from arena.arena import run_arena
 from arena.config import ArenaConfig
 from arena.executor import Executor
 from arena.ladder import LadderResult, ladder_opponents, ladder_result, write_ladder
-from arena.report import ArenaReport
+from arena.report import ArenaReport, PairingStats
 from hive_env.files import atomic_open, sha256_file, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from search.checkpoint import CheckpointError, read_checkpoint
 
 from .checkpoint import CheckpointStore
 from .config import RunConfig
+from .metrics import Metrics
 from .run import Run
 
 Log = Callable[[str], None]
@@ -206,36 +211,52 @@ def opponent_name(spec: str, specs: tuple[str, ...]) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "_", spec).strip("_")
 
 
-def gauntlet_scores(report: ArenaReport, rival: str | None, baselines: tuple[str, ...]) -> dict[str, float]:
-    """The evaluated checkpoint's score against each opponent, by name (``best`` for the rival)."""
-    scores = {}
-    for _, j, stats in report.pairings:
-        spec = report.config.players[j]
-        scores["best" if spec == rival else opponent_name(spec, baselines)] = stats.score
-    return scores
+def gauntlet_stats(report: ArenaReport, rival: str | None,
+                   baselines: tuple[str, ...]) -> dict[str, PairingStats]:
+    """The evaluated checkpoint's results against each opponent (counts, score and its 95%
+    interval), by name (``best`` for the rival)."""
+    players = report.config.players
+    return {"best" if players[j] == rival else opponent_name(players[j], baselines): stats
+            for _, j, stats in report.pairings}
+
+
+def elo_vs_random(report: ArenaReport) -> tuple[float, float, float] | None:
+    """The first player's Elo relative to ``random`` (the anchor) and its 95% interval, when
+    random played."""
+    if report.fit is None or "random" not in report.config.players:
+        return None
+    return float(report.fit.elo[0]), float(report.fit.lo[0]), float(report.fit.hi[0])
 
 
 PROMOTED_TAG = "eval/promoted"
 """TensorBoard tag of the gating decision (1: the checkpoint became best.pt)."""
 
 
-def gauntlet_scalars(scores: dict[str, float], elo_vs_random: float | None,
-                     ladder: LadderResult | None) -> dict[str, float]:
-    """The TensorBoard scalars of a gauntlet by tag, in logging order: ``eval/score_vs_<name>``,
-    ``eval/elo_vs_random`` (when random played) and ``eval/ladder_elo``, ``_lo``, ``_hi`` (with
-    the ladder). With :data:`PROMOTED_TAG`, every tag an evaluation writes."""
-    scalars = {f"eval/score_vs_{name}": score for name, score in scores.items()}
-    if elo_vs_random is not None:
-        scalars["eval/elo_vs_random"] = elo_vs_random
+def gauntlet_scalars(stats: dict[str, PairingStats], elo: tuple[float, float, float] | None,
+                     ladder: LadderResult | None, prefix: str = "eval") -> dict[str, float]:
+    """The TensorBoard scalars of a gauntlet by tag, in logging order: per opponent
+    ``<prefix>/score_vs_<name>`` with its 95% interval (``_lo``, ``_hi``) and
+    ``<prefix>/games_vs_<name>``; ``<prefix>/elo_vs_random``, ``_lo``, ``_hi`` (``elo``: when
+    random played) and ``<prefix>/ladder_elo``, ``_lo``, ``_hi`` (with the ladder). With
+    :data:`PROMOTED_TAG`, every tag an evaluation writes."""
+    scalars: dict[str, float] = {}
+    for name, s in stats.items():
+        scalars.update({f"{prefix}/score_vs_{name}": s.score, f"{prefix}/score_vs_{name}_lo": s.score_lo,
+                        f"{prefix}/score_vs_{name}_hi": s.score_hi, f"{prefix}/games_vs_{name}": s.games})
+    if elo is not None:
+        scalars.update(zip((f"{prefix}/elo_vs_random", f"{prefix}/elo_vs_random_lo",
+                            f"{prefix}/elo_vs_random_hi"), elo, strict=True))
     if ladder is not None:
-        scalars.update({"eval/ladder_elo": ladder.elo, "eval/ladder_elo_lo": ladder.lo,
-                        "eval/ladder_elo_hi": ladder.hi})
+        scalars.update({f"{prefix}/ladder_elo": ladder.elo, f"{prefix}/ladder_elo_lo": ladder.lo,
+                        f"{prefix}/ladder_elo_hi": ladder.hi})
     return scalars
 
 
-def gauntlet_line(scores: dict[str, float], ladder: LadderResult | None) -> str:
-    """``random 0.75, best 0.50; ladder Elo +35 [-40, +110] vs alphabeta:depth=2``."""
-    line = ", ".join(f"{k} {v:.2f}" for k, v in scores.items())
+def gauntlet_line(stats: dict[str, PairingStats], ladder: LadderResult | None) -> str:
+    """``random 0.75 of 4 [0.28, 0.96], best 0.50 of 4 [0.13, 0.87]; ladder Elo +35 [-40, +110]
+    vs alphabeta:depth=2``: each score with its games and 95% interval."""
+    line = ", ".join(f"{k} {s.score:.2f} of {s.games} [{s.score_lo:.2f}, {s.score_hi:.2f}]"
+                     for k, s in stats.items())
     if ladder is not None:
         line += f"; ladder Elo {ladder.elo:+.0f} [{ladder.lo:+.0f}, {ladder.hi:+.0f}] vs {ladder.anchor}"
     return line
@@ -293,12 +314,19 @@ class Gatekeeper:
         self._clean_frozen()
         return finished
 
-    def final_match(self, path: Path) -> ArenaReport:
+    def final_match(self, path: Path, metrics: Metrics | None = None, step: int = 0) -> ArenaReport:
         """Play (or finish) the final network at ``path`` against ``eval.final_opponents`` in
-        ``eval/final_<hash>_<settings>``; returns the report (the caller prints it)."""
+        ``eval/final_<hash>_<settings>``; returns the report (the caller prints it). When this
+        call played games, its scalars go to ``metrics`` under ``final/`` at ``step`` (a rerun
+        of a finished match logs nothing again)."""
         me = az_spec(path, self.ev.final_sims or self.ev.sims, self.cfg.device)
         config = self._arena_config("gauntlet", (me, *self.ev.final_opponents), self.ev.final_games)
-        report, _ = self._arena(config, "final", file_hash(path))
+        played: list[dict[str, Any]] = []
+        report, _ = self._arena(config, "final", file_hash(path), on_record=played.append)
+        if metrics is not None and played:
+            stats = gauntlet_stats(report, None, self.ev.final_opponents)
+            for tag, value in gauntlet_scalars(stats, elo_vs_random(report), None, "final").items():
+                metrics.scalar(tag, value, step)
         return report
 
     # ----- which checkpoints, and the ledger ---------------------------------------------------
@@ -370,9 +398,10 @@ class Gatekeeper:
             self.ledger.save()
         me = self._spec(self._frozen_ckpt(entry))
         rival = self._rival_spec(entry)
-        scores, out = self._gauntlet(run, entry, me, rival)
+        scores, scalars, out = self._gauntlet(entry, me, rival)
         promoted = self._decide(entry, me, rival, scores.get("best"))
-        run.metrics.scalar(PROMOTED_TAG, float(promoted), entry.step)
+        for tag, value in {**scalars, PROMOTED_TAG: float(promoted)}.items():  # logged once: when decided
+            run.metrics.scalar(tag, value, entry.step)
         if promoted:
             copy_atomic(self._frozen_ckpt(entry), self.best)
             self.log(f"step {entry.step}: best.pt is now this checkpoint")
@@ -399,24 +428,22 @@ class Gatekeeper:
             return ladder_opponents(self.ev.ladder_depths, extra=self.ev.opponents)
         return self.ev.opponents
 
-    def _gauntlet(self, run: Run, entry: LedgerEntry, me: str,
-                  rival: str | None) -> tuple[dict[str, float], Path]:
-        """Play (or finish) the entry's gauntlet, log its scalars and line; returns the scores by
-        opponent name and the results directory."""
+    def _gauntlet(self, entry: LedgerEntry, me: str,
+                  rival: str | None) -> tuple[dict[str, float], dict[str, float], Path]:
+        """Play (or finish) the entry's gauntlet and log its line; returns the scores by opponent
+        name, its TensorBoard scalars (:func:`gauntlet_scalars`) and the results directory."""
         baselines = self._baselines()
         opponents = (*baselines, rival) if rival else baselines
         config = self._arena_config("gauntlet", (me, *opponents), self.ev.games)
         report, out = self._arena(config, f"step_{entry.step:08d}", entry.checkpoint)
-        scores = gauntlet_scores(report, rival, baselines)
+        stats = gauntlet_stats(report, rival, baselines)
         ladder = None
         if self.ev.ladder:
             ladder = ladder_result(report)
             write_ladder(ladder, out)
-        elo_vs_random = float(report.fit.elo[0]) if report.fit is not None and "random" in opponents else None
-        for tag, value in gauntlet_scalars(scores, elo_vs_random, ladder).items():
-            run.metrics.scalar(tag, value, entry.step)
-        self.log(f"step {entry.step}: {gauntlet_line(scores, ladder)}")
-        return scores, out
+        self.log(f"step {entry.step}: {gauntlet_line(stats, ladder)}")
+        scores = {name: s.score for name, s in stats.items()}
+        return scores, gauntlet_scalars(stats, elo_vs_random(report), ladder), out
 
     def _decide(self, entry: LedgerEntry, me: str, rival: str | None, score_vs_best: float | None) -> bool:
         """The gating decision (:func:`promote`), after the SPRT against the rival when it needs one."""
@@ -434,10 +461,12 @@ class Gatekeeper:
                            openings=f"random:{self.ev.openings_plies}",
                            ply_cap=self.cfg.env.ply_cap or DEFAULT_PLY_CAP, **extra)
 
-    def _arena(self, config: ArenaConfig, prefix: str, checkpoint: str) -> tuple[ArenaReport, Path]:
-        """Play (or finish) ``config`` in ``eval/<prefix>_<checkpoint>_<settings>``."""
+    def _arena(self, config: ArenaConfig, prefix: str, checkpoint: str,
+               on_record: Callable[[dict[str, Any]], None] | None = None) -> tuple[ArenaReport, Path]:
+        """Play (or finish) ``config`` in ``eval/<prefix>_<checkpoint>_<settings>`` (``on_record``:
+        each game played now)."""
         out = self.dir / f"{prefix}_{checkpoint}_{settings_hash(config)}"
         anchor = "random" if "random" in config.players else None
         report = run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,
-                           executor=self.executor)
+                           executor=self.executor, on_record=on_record)
         return report, out

@@ -3,18 +3,21 @@
     from training.loop import train, compose_config
     result = train(compose_config(["experiment=smoke", "run_dir=/tmp/smoke"]))
 
-Checks the settings (:func:`training.config.run_config`) and, for an existing run directory,
-the changes since its last start (training.resume) and the network it starts from
-(``train.init_from``, training.lineage) before writing anything; saves the
+Checks the settings (:func:`prepare`: :func:`training.config.run_config`, for an existing run
+directory the changes since its last start (training.resume), and the network it starts from
+(``train.init_from``, training.lineage)) before writing anything; saves the
 resolved config beside the run's outputs; trains (training.run) with evaluation of
 checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match
-(its report returned). Rerunning with the same run directory resumes. The command line
-(scripts/train.py) adds Hydra's command-line parsing and logging, signal handling, the
-messages of a user error and the words on the final match.
+(its report returned, its scores logged under ``final/``). Rerunning with the same run
+directory resumes. The command line (scripts/train.py) adds Hydra's command-line parsing and
+logging, signal handling, the messages of a user error and the words on the final match; before
+Hydra creates anything, :func:`check_command_line` answers ``--help`` and runs every start-up
+check, so that a bad setting leaves no run directory behind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,15 +28,16 @@ from hive_env.compile_notice import notice_first_compile
 from hive_env.files import write_atomic
 
 from .checkpoint import CheckpointStore
-from .config import register_configs, run_config
+from .config import ConfigError, RunConfig, run_config
 from .gating import Gatekeeper
-from .lineage import load_parent
+from .lineage import Parent, load_parent
+from .metrics import write_line
+from .overrides import CONFIGS, compose_config, settings_help
 from .resume import check_resume, record_resume
 from .run import Run, Stopped, git_commit, save_final
 from .selfplay_backend import arena_executor
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-"""The Hydra configs of hive-train (configs/train.yaml and its groups)."""
+__all__ = ["CONFIGS", "Prepared", "TrainResult", "check_command_line", "compose_config", "prepare", "train"]
 
 
 @dataclass
@@ -48,18 +52,61 @@ class TrainResult:
     steps: int
 
 
-def compose_config(overrides: list[str] | tuple[str, ...] = ()) -> DictConfig:
-    """hive-train's config for command-line style ``overrides`` (``["experiment=smoke",
-    "run_dir=..."]``), composed by Hydra as the command line composes it."""
-    from hydra import compose, initialize_config_dir
+@dataclass
+class Prepared:
+    """What :func:`prepare` checked: the typed settings, the resolved config, the changes since
+    the run directory's last start, and the network a new run starts from."""
 
-    register_configs()
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
-        return compose(config_name="train", overrides=list(overrides))
+    rc: RunConfig
+    resolved: dict[str, Any]
+    changes: list[str]
+    parent: tuple[Parent, dict[str, Any]] | None
 
 
-def train(cfg: DictConfig, log=print) -> TrainResult:
-    """Run (or resume) the training job of ``cfg`` (module docstring).
+def prepare(cfg: DictConfig) -> Prepared:
+    """Every check of a run's start that writes nothing (see :func:`train` for what it raises)."""
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    rc = run_config(cfg)
+    changes = check_resume(rc.run_dir, resolved)
+    parent = None
+    if rc.train.init_from and not CheckpointStore(rc.run_dir / "checkpoints", create=False).exists():
+        parent = load_parent(rc.train.init_from, rc.env.game_type, vars(rc.model), rc.train.init_optimizer)
+    return Prepared(rc, resolved, changes, parent)
+
+
+def check_command_line(argv: Sequence[str]) -> str | None:
+    """What hive-train does before Hydra takes over ``argv`` (its arguments): the text of
+    ``--help`` to print (training.overrides.settings_help), or None once every start-up check
+    passed: the overrides compose (training.overrides.check_overrides) and, for a run, the
+    settings hold (:func:`prepare`). Hydra's other flags pass (``--cfg`` and the like: the
+    overrides are checked; ``--multirun``, another config: nothing is).
+
+    Raises:
+        ConfigError: a bad flag, override or setting, in one line.
+        search.checkpoint.CheckpointError: a crafted checkpoint in the run directory or parent.
+    """
+    from hydra._internal.utils import get_args_parser
+
+    parser = get_args_parser()
+
+    def refuse(message: str):
+        raise ConfigError(message)
+
+    parser.error = refuse  # one line, no usage text
+    args = parser.parse_args(list(argv))
+    if args.help:
+        return settings_help(args.overrides)
+    if args.multirun or args.config_path or args.config_name or args.config_dir or args.experimental_rerun:
+        return None
+    cfg = compose_config(args.overrides)
+    if not (args.cfg or args.info or args.hydra_help or args.shell_completion):
+        prepare(cfg)
+    return None
+
+
+def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResult:
+    """Run (or resume) the training job of ``cfg`` (module docstring). ``log`` takes the run's
+    lines (the default prints them above a progress bar).
 
     Raises:
         training.config.ConfigError: a bad setting, or a change a resumed run cannot take;
@@ -68,24 +115,20 @@ def train(cfg: DictConfig, log=print) -> TrainResult:
         training.run.Stopped: SIGINT or SIGTERM (with :func:`training.run.stop_on_signals`);
             ``step`` says where; rerun to resume.
     """
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    rc = run_config(cfg)
-    changes = check_resume(rc.run_dir, resolved)  # before anything is written
-    parent = None
-    if rc.train.init_from and not CheckpointStore(rc.run_dir / "checkpoints", create=False).exists():
-        parent = load_parent(rc.train.init_from, rc.env.game_type, vars(rc.model), rc.train.init_optimizer)
+    p = prepare(cfg)  # before anything is written
+    rc = p.rc
     rc.run_dir.mkdir(parents=True, exist_ok=True)
     commit = git_commit()
     write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
-    if changes:
-        record_resume(rc.run_dir, changes, commit)
-        log(f"hive-train: resuming with changed settings: {'; '.join(changes)}")
+    if p.changes:
+        record_resume(rc.run_dir, p.changes, commit)
+        log(f"hive-train: resuming with changed settings: {'; '.join(p.changes)}")
     log(f"run directory: {rc.run_dir} (rerun the same command to resume)")
     log(f"TensorBoard: tensorboard --logdir {rc.run_dir / 'tb'}")
     notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
     run = None
     try:
-        run = Run(rc, resolved, log=log, parent=parent)
+        run = Run(rc, p.resolved, log=log, parent=p.parent)
         gatekeeper = Gatekeeper(rc, log=log, executor=arena_executor(rc, log))
         run.evaluate(lambda r, _: gatekeeper.catch_up(r), run.trainer.step)
         run.run(evaluate_hook=gatekeeper.on_checkpoint)
@@ -93,7 +136,8 @@ def train(cfg: DictConfig, log=print) -> TrainResult:
             f"evaluation {run.trainer.eval_seconds / 60:.1f} min (self-play paused meanwhile)")
         final = save_final(run)
         log(f"final checkpoint: {final}")
-        return TrainResult(rc.run_dir, final, gatekeeper.final_match(final), rc.name, rc.train.steps)
+        report = gatekeeper.final_match(final, run.metrics, run.trainer.step)
+        return TrainResult(rc.run_dir, final, report, rc.name, rc.train.steps)
     except Stopped as e:
         e.step = run.trainer.step if run is not None else None
         raise

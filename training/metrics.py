@@ -1,26 +1,76 @@
-"""The run's one TensorBoard writer (training losses, self-play statistics, evaluation scores) and
-its progress report for a person (:class:`Progress`: a bar on a terminal, plain lines in a log)."""
+"""The run's one TensorBoard writer (its settings, training losses, self-play statistics,
+evaluation scores) and its progress report for a person (:class:`Progress`: a bar on a terminal,
+plain lines in a log).
+
+What ``run_dir/tb`` holds, by tag (one point per step; a resumed run purges what the stopped
+process logged after its last checkpoint, so no step appears twice):
+
+- ``config`` (text) and the HParams dashboard: the resolved config, at the step each process
+  starts from (a resume with changed settings shows them at its step).
+- ``train/*`` every step: the losses, policy entropy, value accuracy, gradient norm, learning rate.
+- ``selfplay/*`` at every checkpoint (:meth:`Metrics.log_selfplay`).
+- ``eval/*`` at every evaluated checkpoint and ``final/*`` at the final match
+  (training.gating): each opponent's score with its games and 95% interval, Elo, promotion.
+- ``time/*`` at every checkpoint: training and evaluation minutes.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+RECENT_GAMES = 500
+"""Self-play games (the newest seen) behind the per-checkpoint game length and result shares."""
+
+HPARAM_METRICS = ("train/total", "train/value_accuracy", "eval/elo_vs_random")
+"""Scalars the HParams dashboard shows beside each run's settings (their last values)."""
+
+
+def write_line(text: str) -> None:
+    """Print a line above an active progress bar (``tqdm.write``; plain ``print`` without one):
+    the default ``log`` of a run started from Python."""
+    from tqdm import tqdm
+
+    tqdm.write(text)
+
+
+def flat_settings(tree: Any, prefix: str = "") -> dict[str, Any]:
+    """A resolved config as ``{"train.lr": 0.001, ...}`` with HParams values (numbers, text and
+    booleans; lists and None as text)."""
+    if isinstance(tree, dict):
+        out: dict[str, Any] = {}
+        for k, v in tree.items():
+            out.update(flat_settings(v, f"{prefix}{k}."))
+        return out
+    value = tree if isinstance(tree, (bool, int, float, str)) else str(tree)
+    return {prefix[:-1]: value}
+
 
 class Metrics:
-    """Scalars of a run under ``run_dir/tb`` (tags ``train/*``, ``selfplay/*``, ``eval/*``)."""
+    """Scalars of a run under ``run_dir/tb`` (module docstring).
 
-    def __init__(self, directory: str | Path):
+    Args:
+        directory: the event files' directory.
+        purge_step: the first step this process logs (a resumed run: its checkpoint's step + 1).
+            TensorBoard discards the events of this step and later that an earlier process
+            wrote (it stopped after its last checkpoint; those steps are trained again).
+    """
+
+    def __init__(self, directory: str | Path, purge_step: int | None = None):
         from torch.utils.tensorboard import SummaryWriter
 
-        self._writer = SummaryWriter(str(directory))
-        self._started = time.time()
+        self._writer = SummaryWriter(str(directory), purge_step=purge_step)
         self._games = 0  # self-play games and positions seen by this process
         self._positions = 0
+        self._since = (time.monotonic(), 0, 0)  # (time, games, positions) at the last self-play log
+        self._recent = {k: np.zeros(0, dtype) for k, dtype in
+                        (("plies", np.int32), ("status", np.int8), ("truncated", bool))}
 
     @property
     def games(self) -> int:
@@ -35,22 +85,50 @@ class Metrics:
         for k, v in values.items():
             self.scalar(f"{prefix}/{k}", v, step)
 
-    def selfplay(self, plies: np.ndarray, status: np.ndarray, truncated: np.ndarray, step: int) -> None:
-        """Statistics of newly finished self-play games (per-game arrays from replay shards)."""
-        if len(plies) == 0:
-            return
-        self._games += len(plies)
-        self._positions += int(plies.sum())
-        elapsed = max(1e-6, time.time() - self._started)
-        self.scalars("selfplay", {
-            "games_per_s": self._games / elapsed,
-            "positions_per_s": self._positions / elapsed,
-            "game_length_mean": float(plies.mean()),
-            "white_wins_share": float((status == 1).mean()),
-            "black_wins_share": float((status == 2).mean()),
-            "draw_share": float((status == 3).mean()),
-            "capped_share": float(truncated.mean()),
-        }, step)
+    def config(self, resolved: dict[str, Any], step: int) -> None:
+        """The run's resolved config: as YAML text (tag ``config``) and as hyper-parameters of
+        the HParams dashboard (every setting by its full key, ``hydra`` left out; the metrics
+        :data:`HPARAM_METRICS`)."""
+        import yaml
+        from torch.utils.tensorboard.summary import hparams
+
+        settings = {k: v for k, v in resolved.items() if k != "hydra"}
+        text = yaml.safe_dump(settings, sort_keys=False)
+        self._writer.add_text("config", "".join(f"    {line}\n" for line in text.splitlines()), step)
+        for summary in hparams(flat_settings(settings), dict.fromkeys(HPARAM_METRICS, 0.0)):
+            self._writer.file_writer.add_summary(summary, step)
+
+    def selfplay(self, plies: np.ndarray, status: np.ndarray, truncated: np.ndarray,
+                 new: bool = True) -> None:
+        """Per-game arrays of finished self-play games (from replay shards), kept for the next
+        :meth:`log_selfplay`; ``new=False`` for games finished before this process started
+        (a resumed run's statistics start from them, its rates do not)."""
+        if new:
+            self._games += len(plies)
+            self._positions += int(np.sum(plies))
+        for key, values in (("plies", plies), ("status", status), ("truncated", truncated)):
+            self._recent[key] = np.concatenate([self._recent[key], values])[-RECENT_GAMES:]
+
+    def log_selfplay(self, step: int, replay_positions: int) -> None:
+        """Self-play at a checkpoint: ``games_per_s`` and ``positions_per_s`` (played, since the
+        previous checkpoint or the process's start), ``games_finished`` (since then),
+        ``replay_positions``, and over the newest :data:`RECENT_GAMES` games seen
+        ``game_length_mean`` and the shares of white wins, black wins, draws and games capped."""
+        now, games, positions = time.monotonic(), self._games, self._positions
+        then, games0, positions0 = self._since
+        elapsed = max(1e-6, now - then)
+        values = {"games_per_s": (games - games0) / elapsed,
+                  "positions_per_s": (positions - positions0) / elapsed,
+                  "games_finished": games - games0, "replay_positions": replay_positions}
+        plies, status, truncated = self._recent["plies"], self._recent["status"], self._recent["truncated"]
+        if len(plies):
+            values.update({"game_length_mean": float(plies.mean()),
+                           "white_wins_share": float((status == 1).mean()),
+                           "black_wins_share": float((status == 2).mean()),
+                           "draw_share": float((status == 3).mean()),
+                           "capped_share": float(truncated.mean())})
+        self.scalars("selfplay", values, step)
+        self._since = (now, games, positions)
 
     def flush(self) -> None:
         self._writer.flush()
@@ -73,6 +151,9 @@ class Progress:
     carriage-return updates into one line): one when waiting starts, then every
     :data:`WAITING_EVERY_S` while the trainer waits for self-play data, and every
     :data:`PROGRESS_EVERY_S` and at each checkpoint while it trains (and waits, after that).
+    While the bar is shown, the root logger's console handlers (hive-train's: Hydra's job
+    logging) write through ``tqdm.write``, so the run's log lines land above the bar instead of
+    inside it; log files are left as they are.
 
     Args:
         total: the last training step (``train.steps``).
@@ -88,11 +169,14 @@ class Progress:
         stream = stream or sys.stderr
         self.interactive = stream.isatty() if interactive is None else interactive
         self.bar = None
+        self._redirect = ExitStack()
         if self.interactive:
             from tqdm import tqdm
+            from tqdm.contrib.logging import logging_redirect_tqdm
 
             self.bar = tqdm(total=total, initial=initial, desc="train", unit="step", dynamic_ncols=True,
                             file=stream)
+            self._redirect.enter_context(logging_redirect_tqdm())
         self.started = time.monotonic()
         self._step0, self._t0 = initial, self.started  # for the plain lines' steps per second
         self._last_line = -float("inf")
@@ -127,5 +211,6 @@ class Progress:
             self._last_line = now
 
     def close(self) -> None:
+        self._redirect.close()  # the console handlers back
         if self.bar is not None:
             self.bar.close()

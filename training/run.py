@@ -8,7 +8,7 @@ Processes talk only through two stores in the run directory::
       checkpoints/         CheckpointStore: ckpt_<step>.pt (model + full trainer state), best.pt
       replay/              ReplayStore: shard_<worker>_<seq>.npz, games_<worker>.txt
       resumes.log          one line per resume with changed settings
-      tb/                  TensorBoard events
+      tb/                  TensorBoard events (training.metrics lists the tags)
       eval/                evaluations (training.gating): ledger.json, frozen/, arena results
 
 Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
@@ -49,7 +49,7 @@ from search.network import pick_device
 from .checkpoint import CheckpointStore
 from .config import RunConfig
 from .lineage import Parent, lineage, parent_from_lineage
-from .metrics import Metrics, Progress
+from .metrics import RECENT_GAMES, Metrics, Progress
 from .replay import ReplayStore
 from .selfplay_backend import SelfPlayBackend, make_backend
 from .trainer import Trainer
@@ -128,7 +128,6 @@ class Run:
         if self.device.type == "cpu" and cfg.selfplay.workers > 0:
             limit_threads()  # the cores belong to the workers: spinning threads stall all
         self.resolved_config = resolved_config
-        self.metrics = Metrics(cfg.run_dir / "tb")
         self.rng = np.random.default_rng(cfg.seed)
         seed_everything(cfg.seed)
         from models.gnn import HiveGNN
@@ -142,6 +141,10 @@ class Run:
         self.parent: Parent | None = None  # the network the run started from (train.init_from)
         self._eval_spent = 0.0  # evaluation seconds since the training clock last advanced
         self.resumed_from = self._resume(parent)
+        # Steps after the checkpoint resumed from are trained (and logged) again: purge them.
+        self.metrics = Metrics(cfg.run_dir / "tb", purge_step=self.trainer.step + 1)
+        self.metrics.config(resolved_config, self.trainer.step)
+        self._recall_selfplay()
 
     # ----- checkpoints ------------------------------------------------------------------------
     def _resume(self, parent: tuple[Parent, dict[str, Any]] | None) -> int | None:
@@ -194,22 +197,31 @@ class Run:
                                   git=git_commit(), lineage=self.lineage())
 
     # ----- logging of self-play --------------------------------------------------------------
-    def _log_selfplay(self) -> None:
+    def _read_selfplay(self) -> None:
+        """Hand the games of replay shards not seen yet to the metrics (logged at the next checkpoint)."""
         new = [p for p in self.replay.shard_paths() if p.name not in self.seen_shards]
-        if not new:
-            return
-        plies, status, trunc = [], [], []
-        for p in new:
-            self.seen_shards.add(p.name)
-            stats = self.replay.stats(p)
-            if stats:
-                plies.append(stats["game_plies"])
-                status.append(stats["game_status"])
-                trunc.append(stats["game_truncated"])
-        if not plies:
-            return
-        self.metrics.selfplay(np.concatenate(plies), np.concatenate(status), np.concatenate(trunc),
-                              self.trainer.step)
+        self.seen_shards.update(p.name for p in new)
+        self._feed_selfplay([self.replay.stats(p) for p in new], new=True)
+
+    def _recall_selfplay(self) -> None:
+        """Hand the metrics the newest :data:`~training.metrics.RECENT_GAMES` games seen before
+        this process started, so that a resumed run's first checkpoint has game statistics
+        even before new games arrive."""
+        stats, count = [], 0
+        for p in reversed(self.replay.shard_paths()):
+            if count >= RECENT_GAMES:
+                break
+            if p.name in self.seen_shards and (s := self.replay.stats(p)):
+                stats.append(s)
+                count += len(s["game_plies"])
+        self._feed_selfplay(stats[::-1], new=False)
+
+    def _feed_selfplay(self, shard_stats: list[dict[str, np.ndarray]], new: bool) -> None:
+        """Shards' per-game stats (``ReplayStore.stats``; empty ones skipped) to the metrics."""
+        shard_stats = [s for s in shard_stats if s]
+        if shard_stats:
+            self.metrics.selfplay(*(np.concatenate([s[f"game_{k}"] for s in shard_stats])
+                                    for k in ("plies", "status", "truncated")), new=new)
 
     # ----- the loop --------------------------------------------------------------------------
     def run(self, evaluate_hook=None) -> None:
@@ -231,7 +243,7 @@ class Run:
                 positions = self.replay.count()
                 if positions < tc.min_positions or self.trainer.step >= self._allowed_steps(positions):
                     selfplay.wait()
-                    self._log_selfplay()
+                    self._read_selfplay()
                     progress.waiting(self.metrics.games, self.replay.count(), self._needed_positions())
                     continue
                 self._train_step(positions, progress, evaluate_hook)
@@ -265,9 +277,10 @@ class Run:
         progress.step(step, metrics["total"], positions, checkpoint)
         if not checkpoint:
             return
-        self._log_selfplay()
+        self._read_selfplay()
         self.publish()
         self.selfplay.publish(self.model, step)
+        self.metrics.log_selfplay(step, self.replay.count())
         self.selfplay.report(self.metrics, step)
         if evaluate_hook is not None:
             self.evaluate(evaluate_hook, step)

@@ -11,6 +11,7 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from arena.ladder import LadderResult
+from arena.ratings import pairing_stats
 from models.gnn import build_model
 from search.checkpoint import load_model
 from training import gating
@@ -81,7 +82,9 @@ def test_best_checkpoint_follows_the_gate(tmp_path, gating, gate_score, promoted
     assert load_model(ev.best)[1]["step"] == (20 if promoted else 10)
     tags = run.metrics.tags
     assert [s for s, _ in tags["eval/score_vs_random"]] == [10, 20]
+    assert tags["eval/games_vs_random"] == [(10, 2.0), (20, 2.0)]  # every evaluation, with its games
     assert [s for s, _ in tags["eval/score_vs_best"]] == [20]  # the previous best is an opponent
+    assert [s for s, _ in tags["eval/score_vs_best_lo"]] == [s for s, _ in tags["eval/score_vs_best_hi"]]
     assert tags["eval/promoted"][-1] == (20, float(promoted))
     done = ev.ledger.done()
     assert (tmp_path / "eval" / done[20].dir / "ratings.csv").exists()
@@ -143,11 +146,13 @@ def test_an_evaluation_killed_midway_is_finished_by_catch_up(tmp_path, monkeypat
     def killed_after_one_game(*args, **kw):
         def kill(record):
             raise KeyboardInterrupt  # a stop after the first game was stored
-        return real_arena(*args, **kw, on_record=kill)
+        return real_arena(*args, **{**kw, "on_record": kill})
 
     monkeypatch.setattr(gating, "run_arena", killed_after_one_game)
+    killed = FakeRun()
     with pytest.raises(KeyboardInterrupt):
-        ev.on_checkpoint(FakeRun(), 10)
+        ev.on_checkpoint(killed, 10)
+    assert killed.metrics.tags == {}  # logged when decided: the evaluation finished later logs once
     monkeypatch.setattr(gating, "run_arena", real_arena)
     (entry,) = ev.ledger.entries
     assert entry.state == "started"
@@ -346,15 +351,27 @@ def test_promotion_refuses_an_unknown_mode():
 def test_the_tensorboard_tags_of_an_evaluation():
     ladder = LadderResult(player="me", anchor="alphabeta:depth=2", elo=35.0, lo=-40.0, hi=110.0,
                           games=8, anchor_games=2)
-    scalars = gauntlet_scalars({"random": 0.75, "alphabeta_depth_2": 0.25, "best": 0.5}, -12.0, ladder)
-    assert list(scalars) == ["eval/score_vs_random", "eval/score_vs_alphabeta_depth_2",
-                             "eval/score_vs_best", "eval/elo_vs_random",
-                             "eval/ladder_elo", "eval/ladder_elo_lo", "eval/ladder_elo_hi"]
-    assert list(scalars.values()) == [0.75, 0.25, 0.5, -12.0, 35.0, -40.0, 110.0]
-    assert list(gauntlet_scalars({"greedy": 1.0}, None, None)) == ["eval/score_vs_greedy"]
+    stats = {name: pairing_stats(w, d, l) for name, (w, d, l) in
+             (("random", (3, 0, 1)), ("alphabeta_depth_2", (1, 0, 3)), ("best", (1, 2, 1)))}
+    scalars = gauntlet_scalars(stats, (-12.0, -80.0, 50.0), ladder)
+    assert list(scalars) == [f"eval/{kind}_vs_{name}{suffix}" for name in stats
+                             for kind, suffix in (("score", ""), ("score", "_lo"), ("score", "_hi"),
+                                                  ("games", ""))] + [
+        "eval/elo_vs_random", "eval/elo_vs_random_lo", "eval/elo_vs_random_hi",
+        "eval/ladder_elo", "eval/ladder_elo_lo", "eval/ladder_elo_hi"]
+    assert [scalars[f"eval/score_vs_{n}"] for n in stats] == [0.75, 0.25, 0.5]
+    assert [scalars[f"eval/games_vs_{n}"] for n in stats] == [4, 4, 4]
+    assert scalars["eval/score_vs_random_lo"] == stats["random"].score_lo < 0.75 < stats["random"].score_hi
+    assert [scalars[f"eval/elo_vs_random{s}"] for s in ("", "_lo", "_hi")] == [-12.0, -80.0, 50.0]
+    assert [scalars[f"eval/ladder_elo{s}"] for s in ("", "_lo", "_hi")] == [35.0, -40.0, 110.0]
+    assert list(gauntlet_scalars({"greedy": stats["random"]}, None, None, "final")) == [
+        "final/score_vs_greedy", "final/score_vs_greedy_lo", "final/score_vs_greedy_hi",
+        "final/games_vs_greedy"]
     assert PROMOTED_TAG == "eval/promoted"
-    assert gauntlet_line({"random": 0.75, "best": 0.5}, ladder) == \
-        "random 0.75, best 0.50; ladder Elo +35 [-40, +110] vs alphabeta:depth=2"
+    r, b = stats["random"], stats["best"]
+    assert gauntlet_line({"random": r, "best": b}, ladder) == (
+        f"random 0.75 of 4 [{r.score_lo:.2f}, {r.score_hi:.2f}], best 0.50 of 4 [{b.score_lo:.2f}, "
+        f"{b.score_hi:.2f}]; ladder Elo +35 [-40, +110] vs alphabeta:depth=2")
 
 
 # ----- what the caller passes: the SPRT bounds, the executor ------------------------------------
