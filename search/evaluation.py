@@ -68,8 +68,8 @@ class Evaluation:
     white: float
     draw: float
     black: float
-    priors: dict[str, float] = field(repr=False)
-    move_priors: dict[int, float] = field(repr=False)
+    priors: dict[str, float] = field(repr=False, hash=False)
+    move_priors: dict[int, float] = field(repr=False, hash=False)
 
     @property
     def wdl(self) -> tuple[float, float, float]:

@@ -73,6 +73,8 @@ def test_evaluate_many_equals_one_call_each_in_order_across_game_types(base, mon
     positions = real_game_positions("Base", every=7)
     many = base.evaluate_many(positions)
     assert [type(e) for e in many] == [Evaluation] * len(positions)
+    again = base.evaluate(positions[1])
+    assert again == base.evaluate(positions[1]) and hash(again) == hash(base.evaluate(positions[1]))
     monkeypatch.setattr("search.evaluation.EVAL_BATCH", 3)  # several forward passes
     for chunked, single, game in zip(base.evaluate_many(positions), many, positions, strict=True):
         one = base.evaluate(game)
