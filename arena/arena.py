@@ -1,4 +1,5 @@
-"""An arena: matches between players given as spec strings, with resumable, trustworthy results.
+"""An arena: matches between players given as spec strings (or Player objects), with resumable,
+trustworthy results.
 
 :func:`run_arena` puts the pieces together: the openings and the schedule (``arena.schedule``),
 each player built once to check its spec (``arena.game``), the results directory with the games
@@ -16,6 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from hive_env import Game
+from players import Player, PlayerSpecError, player_label
 
 from .config import ArenaConfig, ArenaError
 from .executor import Executor, execute
@@ -25,9 +27,14 @@ from .results import ResultsDir
 from .schedule import resolve_openings, schedule
 
 
-def resolve_anchor(config: ArenaConfig, anchor: str | None) -> int:
-    """Index of the anchor: the one named, else ``random`` if playing, else B (sprt) or the first."""
+def resolve_anchor(config: ArenaConfig, anchor: str | Player | None) -> int:
+    """Index of the anchor: the one named (a spec or label, or a Player object of the arena), else
+    ``random`` if playing, else B (sprt) or the first."""
     if anchor is not None:
+        try:
+            anchor = player_label(anchor)
+        except PlayerSpecError as e:
+            raise ArenaError(f"anchor: {e}") from None
         if anchor not in config.players:
             raise ArenaError(f"anchor {anchor!r} is not one of the players ({', '.join(config.players)})")
         return config.players.index(anchor)
@@ -36,15 +43,15 @@ def resolve_anchor(config: ArenaConfig, anchor: str | None) -> int:
     return 1 if config.mode == "sprt" else 0
 
 
-def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor: str | None = None,
+def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor: str | Player | None = None,
               progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None,
               prior_draws: float = 1.0, executor: Executor | None = None) -> ArenaReport:
     """Play (or finish) an arena and write its results (``arena.results`` says what they are).
 
     Args:
-        config: what to play.
+        config: what to play (player specs, or Player objects: ``ArenaConfig``).
         out_dir: the results directory; an existing one with the same settings is resumed.
-        workers: processes playing games (1: in this process).
+        workers: processes playing games (1: in this process; Player objects need 1).
         anchor: the player rated 0 (:func:`resolve_anchor`); may change between reruns.
         progress: show a tqdm bar (stderr) with the running score or the SPRT's LLR.
         on_record: called with each new record after it is stored (tests use it to interrupt).
@@ -56,6 +63,10 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
     """
     if workers < 1 or prior_draws < 0:
         raise ArenaError(f"workers must be >= 1 and the Elo prior >= 0 (got {workers}, {prior_draws})")
+    if config.player_objects and workers > 1 and executor is None:
+        raise ArenaError(f"{', '.join(config.player_objects)}: a Player object plays in this process only "
+                         "(workers=1); for worker processes, register its kind (players.register_player) "
+                         "and give its spec")
     openings = resolve_openings(config)
     longest = max(Game.from_string(o).ply for o in openings)
     if longest >= config.ply_cap:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from hive_env.outcome import DEFAULT_PLY_CAP
-from players import Budget
+from players import Budget, Player, PlayerSpecError, player_label
 
 from .sprt import Sprt
 
@@ -29,8 +30,12 @@ class ArenaConfig:
 
     Args:
         mode: ``gauntlet``, ``roundrobin`` or ``sprt``.
-        players: player specs (``players.registry``); gauntlet: the first against the rest;
-            sprt: ``(A, B)``, testing A against B.
+        players: player specs (``players.registry``) or :class:`~players.base.Player` objects;
+            gauntlet: the first against the rest; sprt: ``(A, B)``, testing A against B. An
+            object is stored by its label (``players.registry.player_label``: its ``name``, else
+            its class name) in ``players``, and itself in ``player_objects``; it plays every game
+            of its own in the arena's process (``workers=1``), keeping its own seed and state,
+            and the arena never closes it (its owner does). Specs are built afresh for each game.
         games_per_pairing: even; for ``sprt`` the most games to play.
         game_type: e.g. ``"Base"``.
         openings: ``"random:PLIES"`` (random openings drawn from ``seed``) or a file of GameStrings.
@@ -42,7 +47,7 @@ class ArenaConfig:
     """
 
     mode: str
-    players: tuple[str, ...]
+    players: tuple[str | Player, ...]
     games_per_pairing: int = 10
     game_type: str = "Base"
     openings: str = "random:4"
@@ -55,14 +60,28 @@ class ArenaConfig:
     elo1: float = 20.0
     alpha: float = 0.05
     beta: float = 0.05
+    player_objects: Mapping[str, Player] = field(default_factory=dict, compare=False, repr=False)
+    """The :class:`Player` objects among the players, by label (filled from ``players``)."""
 
     def __post_init__(self) -> None:
         """Raise :class:`ArenaError` naming the first bad setting: an ArenaConfig that exists is valid."""
+        labels, objects = [], dict(self.player_objects)
+        for player in self.players:
+            try:
+                label = player_label(player)
+            except PlayerSpecError as e:
+                raise ArenaError(str(e)) from None
+            if not isinstance(player, str):
+                objects.setdefault(label, player)
+            labels.append(label)
+        object.__setattr__(self, "players", tuple(labels))
+        object.__setattr__(self, "player_objects", {k: objects[k] for k in labels if k in objects})
         n = len(self.players)
         if self.mode not in MODES:
             raise ArenaError(f"unknown mode {self.mode!r} (one of {', '.join(MODES)})")
         if len(set(self.players)) != n:
-            raise ArenaError(f"a player is named twice: {', '.join(self.players)}")
+            hint = " (a Player object is named by its name attribute, else its class)" if objects else ""
+            raise ArenaError(f"a player is named twice: {', '.join(self.players)}{hint}")
         if n < 2 or (self.mode == "sprt" and n != 2):
             need = "exactly two players" if self.mode == "sprt" else "at least two players"
             raise ArenaError(f"{self.mode} needs {need} (got {n})")
@@ -99,8 +118,9 @@ class ArenaConfig:
         return Sprt(self.elo0, self.elo1, self.alpha, self.beta)
 
     def settings(self) -> dict[str, Any]:
-        """The settings as JSON-ready data (SPRT fields only for ``sprt``)."""
-        out = asdict(self)
+        """The settings as JSON-ready data (SPRT fields only for ``sprt``); a Player object is
+        its label."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "player_objects"}
         out["players"] = list(self.players)
         if self.mode != "sprt":
             for key in ("elo0", "elo1", "alpha", "beta"):

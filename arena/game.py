@@ -3,17 +3,18 @@
 A *game task* is everything one game needs: the two player specs, the opening, the ply cap,
 the budget and the players' seeds. :func:`play_game` builds both players from their specs in the
 process that plays (players are never pickled), plays to the end and returns a plain-dict record
-(the line ``arena.results`` stores in ``games.jsonl``).
+(the line ``arena.results`` stores in ``games.jsonl``). A side given as a Player object
+(``ArenaConfig.player_objects``) plays as that object, in this process, and stays open.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
-from players import Budget, PlayerSpecError, make_player, search_stats
+from players import Budget, Player, PlayerSpecError, make_player, search_stats
 from players.base import prepare_for
 from players.uhp_client import UhpEngineError, UhpIllegalMoveError, clip
 
@@ -25,7 +26,9 @@ DETAIL_CHARS = 300
 
 @dataclass(frozen=True)
 class GameTask:
-    """One scheduled game. ``id`` is unique in its arena and stable across reruns."""
+    """One scheduled game. ``id`` is unique in its arena and stable across reruns. ``white`` and
+    ``black`` are specs, or the labels of ``white_player`` / ``black_player``: Player objects
+    played as they are (not picklable in general: such a task plays in the arena's process)."""
 
     id: str
     white: str
@@ -38,10 +41,13 @@ class GameTask:
     ply_cap: int
     seeds: tuple[int, int]
     budget: Budget | None = None
+    white_player: Player | None = field(default=None, compare=False, repr=False)
+    black_player: Player | None = field(default=None, compare=False, repr=False)
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
-    """Build both players from their specs, play the game, return its record.
+    """Build both players from their specs (or take the task's Player objects), play the game,
+    return its record.
 
     The game ends with the rules (a surrounded Queen, repetition: ``termination`` is the UHP
     GameState), at the ply cap (a draw, ``PlyCap``; the GameString stays ``InProgress``), or with
@@ -61,12 +67,16 @@ def play_game(task: GameTask) -> dict[str, Any]:
     spent = [0.0, 0.0]
     move_seconds: list[float] = []
     move_stats: list[dict[str, int] | None] = []
-    players = []
+    players: list[Player] = []
+    built: list[Player] = []  # closed at the end; Player objects stay open (their owner's)
     termination, white_score, detail = "", 0.5, ""
     side = 0
     try:
-        for side, spec in enumerate((task.white, task.black)):
-            players.append(make_player(spec, task.seeds[side]))
+        sides = ((task.white, task.white_player), (task.black, task.black_player))
+        for side, (spec, given) in enumerate(sides):
+            if given is None:
+                built.append(make_player(spec, task.seeds[side]))
+            players.append(given if given is not None else built[-1])
         while not game.is_over and game.ply < task.ply_cap:
             side = game.side_to_move
             tick = time.perf_counter()
@@ -87,7 +97,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
         termination = "IllegalMove" if isinstance(e, UhpIllegalMoveError) else "EngineError"
         detail = str(e)
     finally:
-        for p in players:
+        for p in built:
             p.close()
     if termination:
         white_score = float(side)
@@ -111,7 +121,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
 
 
 def check_players(config: ArenaConfig) -> list[str]:
-    """Build (and close) every player once, so a bad spec fails before any game starts.
+    """Build (and close) every player once, so a bad spec fails before any game starts; a Player
+    object is prepared for the game type (``players.base.prepare_for``), not closed.
 
     Returns:
         the modules defining the players' classes, for worker processes to import (a kind
@@ -120,18 +131,21 @@ def check_players(config: ArenaConfig) -> list[str]:
     modules = []
     needed = Game(config.game_type).expansions
     for spec in config.players:
+        given = config.player_objects.get(spec)
         try:
-            player = make_player(spec, seed=0)
+            player = make_player(spec, seed=0) if given is None else given
             supported = getattr(player, "expansions", needed)  # external engines say what they play
             try:
                 prepare_for(player, config.game_type)  # a network player: one for this type
             finally:
-                player.close()
+                if given is None:
+                    player.close()
         except PlayerSpecError as e:
             raise ArenaError(str(e)) from None
         except Exception as e:  # an engine that does not start, a missing checkpoint...
             raise ArenaError(f"cannot build player {spec!r}: {' '.join(str(e).split())}") from None
         if needed & ~supported:
             raise ArenaError(f"player {spec!r} does not support game type {config.game_type}")
-        modules.append(type(player).__module__)
+        if given is None:
+            modules.append(type(player).__module__)
     return modules

@@ -46,9 +46,10 @@ from typing import Any
 
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
+from players import Player, PlayerSpecError, player_label
 
 from .arena import run_arena
-from .config import ArenaConfig
+from .config import ArenaConfig, ArenaError
 from .ratings import PRIOR_DRAWS, PairingStats
 from .report import STAT_KEYS, ArenaReport
 
@@ -86,13 +87,14 @@ def anchor_note(players: Sequence[str]) -> str | None:
     return None
 
 
-def ladder_config(player: str, depths: Sequence[int] | None = None, extra: Sequence[str] = (),
+def ladder_config(player: str | Player, depths: Sequence[int] | None = None, extra: Sequence[str] = (),
                   games_per_pairing: int = GAMES_PER_PAIRING, equal_time: float | None = None,
                   seed: int = 0, ply_cap: int = DEFAULT_PLY_CAP, game_type: str = "Base") -> ArenaConfig:
     """The gauntlet of ``player`` against the ladder (a rung equal to ``player`` is left out).
 
     Args:
-        player: the player spec measured.
+        player: the player measured: a spec, or a Player object (``ArenaConfig``: played in
+            this process, ``workers=1``).
         depths: the alphabeta rungs (None: :data:`DEPTHS`, or :data:`EQUAL_TIME_DEPTHS` with
             ``equal_time``).
         extra: more opponents (player specs).
@@ -105,7 +107,11 @@ def ladder_config(player: str, depths: Sequence[int] | None = None, extra: Seque
     """
     if depths is None:
         depths = DEPTHS if equal_time is None else EQUAL_TIME_DEPTHS
-    opponents = tuple(o for o in ladder_opponents(depths, extra) if o != player)
+    try:
+        label = player_label(player)
+    except PlayerSpecError as e:
+        raise ArenaError(str(e)) from None
+    opponents = tuple(o for o in ladder_opponents(depths, extra) if o != label)
     return ArenaConfig("gauntlet", (player, *opponents), games_per_pairing, game_type, OPENINGS, seed,
                        ply_cap, time_s=equal_time)
 

@@ -49,7 +49,8 @@ def schedule(config: ArenaConfig, openings: list[str]) -> list[GameTask]:
             for swap in (0, 1):
                 w, b = (i, j) if swap == 0 else (j, i)
                 seeds = np.random.SeedSequence([config.seed, i, j, k, swap]).generate_state(2)
-                tasks.append(GameTask(f"{i}v{j}-r{k}-{'ab'[swap]}", config.players[w], config.players[b],
-                                      w, b, k, o, openings[o], config.ply_cap,
-                                      (int(seeds[0]), int(seeds[1])), budget))
+                white, black = config.players[w], config.players[b]
+                tasks.append(GameTask(f"{i}v{j}-r{k}-{'ab'[swap]}", white, black, w, b, k, o, openings[o],
+                                      config.ply_cap, (int(seeds[0]), int(seeds[1])), budget,
+                                      config.player_objects.get(white), config.player_objects.get(black)))
     return tasks

@@ -171,7 +171,16 @@ class Game:
         return current_hash(self.board, self.hist)
 
     def legal_moves(self) -> np.ndarray:
-        """[n] int32 encoded legal moves; empty once the game is over."""
+        """[n] int32 encoded legal moves; empty once the game is over.
+
+        A fresh array of the caller's own (``random.shuffle`` and ``np.random.shuffle`` work on
+        it, and nothing the caller does to it reaches the game): the copy of the cached
+        moves costs under a microsecond, a tenth of generating them.
+        """
+        return self._legal_moves().copy()
+
+    def _legal_moves(self) -> np.ndarray:
+        """The cached legal moves (read-only, shared with copies of the game): for this class."""
         if self._legal is None:
             n = generate_moves(self.board, self._buf)
             self._legal = self._buf[:n].copy()
@@ -179,7 +188,7 @@ class Game:
         return self._legal
 
     def legal_move_strings(self) -> list[str]:
-        return [self.move_string(m) for m in self.legal_moves()]
+        return [self.move_string(m) for m in self._legal_moves()]
 
     def move_string(self, move: int) -> str:
         """MoveString of an encoded move in the current position."""
@@ -271,7 +280,7 @@ class Game:
         if self.is_over:
             raise IllegalMoveError(f"{text}: the game is over ({self.state})")
         if self._legal_set is None:
-            self._legal_set = frozenset(self.legal_moves().tolist())
+            self._legal_set = frozenset(self._legal_moves().tolist())
         if move not in self._legal_set:
             raise IllegalMoveError(f"{text}: {self._why_illegal(move)}")
 

@@ -10,8 +10,8 @@
 - ``terminal``: a person typing moves against a player (the ``hive-play`` game)
 """
 
-from .base import Budget, Player, PlayerSpecError, resolve_budget, search_stats  # the interface
-from .registry import make_player, parse_spec, player_kinds, register_player  # specs -> players
+from .base import Budget, Player, PlayerSpecError, player_name, resolve_budget, search_stats  # the interface
+from .registry import make_player, parse_spec, player_kinds, player_label, register_player  # specs -> players
 
 __all__ = [
     "Budget",
@@ -20,6 +20,8 @@ __all__ = [
     "make_player",
     "parse_spec",
     "player_kinds",
+    "player_label",
+    "player_name",
     "register_player",
     "resolve_budget",
     "search_stats",

@@ -66,7 +66,24 @@ def search_stats(player: object) -> dict[str, int]:
 
 
 class PlayerSpecError(ValueError):
-    """A player spec string that names an unknown kind, key or a bad value."""
+    """A player spec string that names an unknown kind, key or a bad value (or a player that is
+    neither a spec nor a :class:`Player` object)."""
+
+
+def player_name(player: object) -> str:
+    """A player object's name: its ``name`` attribute when that is a non-empty string, else its
+    class name (``name`` is optional for a player written outside this project).
+
+    Raises:
+        PlayerSpecError: ``player`` has no callable ``choose``: it is no player.
+    """
+    if not callable(getattr(player, "choose", None)):
+        shown = repr(player)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise PlayerSpecError(f"a player is a spec string (kind[:key=value,...]) or an object with "
+                              f"choose(game, budget), not {shown}")
+    name = getattr(player, "name", None)
+    return name.strip() if isinstance(name, str) and name.strip() else type(player).__name__
 
 
 def prepare_for(player: object, game_type: str) -> None:

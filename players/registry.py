@@ -22,6 +22,12 @@ arena, never giving two different specs the same name (it adds details, else use
 A value may contain commas and spaces (a command line), as long as no comma in it is
 followed by ``word=``. Each kind's factory is named by ``"module:function"`` and imported
 only when a spec of that kind is built, so this package never imports torch or the search.
+
+**Your own players.** :func:`register_player` adds a kind (``register_player("hugger",
+"mypkg.players:make_hugger", {"depth": positive_int})``): its specs then work everywhere a spec
+does, worker processes included (they import the module of the player's class, where the kind
+is registered). The arena also takes a :class:`Player` object beside specs, named by
+:func:`player_label` (its ``name``, else its class name) and played in the arena's process.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Budget, Player, PlayerSpecError
+from .base import Budget, Player, PlayerSpecError, player_name
 
 
 # ----- spec values ---------------------------------------------------------------------------
@@ -190,6 +196,16 @@ def check_spec(spec: str) -> None:
         PlayerSpecError: unknown kind, unknown or missing key, or a bad value.
     """
     _resolve(spec)
+
+
+def player_label(player: str | Player) -> str:
+    """What names a player in an arena's settings, records and tables: a spec string itself, a
+    :class:`Player` object's :func:`~players.base.player_name` (its ``name``, else its class name).
+
+    Raises:
+        PlayerSpecError: neither a string nor an object with ``choose``.
+    """
+    return player if isinstance(player, str) else player_name(player)
 
 
 def make_player(spec: str, seed: int = 0) -> Player:

@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         network = Network.load(path, backend=backend)
+        if network.game_type not in (None, record.game.game_type):
+            raise ValueError(f"{path.name} learnt {network.game_type} games, not {record.game.game_type}: "
+                             "leave out ckpt= for the network shipped for that type")
     except (CheckpointError, ValueError) as e:
         print(f"hive-analyse: error: {e}", file=sys.stderr)
         return 2

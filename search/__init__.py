@@ -12,4 +12,24 @@
 - ``onnx_backend``: the ONNX Runtime inference backend (optional dependency)
 - ``checkpoint``: the checkpoint file (model + config + encoding), saved and loaded verified
 - ``alphazero_player``: a checkpoint + search as a player (the ``alphazero`` spec kind)
+- ``evaluation``: ``Network.load(path | "shipped").evaluate(game)``: win/draw/loss and move priors
+- ``review``: a whole game reviewed (every position searched, every move judged)
+
+``from search import Network, Evaluation, EvaluationError`` imports ``search.evaluation`` on first
+use (it imports torch; the tree search, ``search.mcts``, does not, and stays light to import).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Evaluation", "EvaluationError", "Network"]
+
+
+def __getattr__(name: str) -> Any:
+    """The evaluation API (``__all__``), imported when first asked for (module docstring)."""
+    if name in __all__:
+        from . import evaluation
+
+        return getattr(evaluation, name)
+    raise AttributeError(f"module 'search' has no attribute {name!r}")

@@ -1,13 +1,13 @@
 """A game's review: every position searched, every move judged, the way players review theirs.
 
     from search.review import review_game
-    review = review_game(game, network)          # network: search.review.Network.load(path)
+    review = review_game(game, network)          # network: search.Network.load(path)
     for p in review.plies: print(p.ply, p.played, p.white_score, p.mark)
 
 For each position of the game (before each move, and the last one) the network's win/draw/loss
-estimate and a search of ``sims`` simulations; all positions are searched at once, as one batch
-of trees (:class:`search.mcts.BatchedMCTS`, no root noise), so the network sees a batch of leaves
-per call. For each move (:class:`PlyReview`):
+estimate (``search.evaluation``: ``Network.evaluate_many``) and a search of ``sims`` simulations;
+all positions are searched at once, as one batch of trees (:class:`search.mcts.BatchedMCTS`, no
+root noise), so the network sees a batch of leaves per call. For each move (:class:`PlyReview`):
 
 - ``white_score``: White's expected score before the move, from the search's root value;
 - ``best`` and ``best_share``: the most visited move and its share of the root's visits;
@@ -32,36 +32,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from hive_env import Game
-from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
 from hive_env.outcome import score_for
 from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs
 
-from .checkpoint import load_model
+from .evaluation import Evaluation, Network
 from .mcts import BatchedMCTS, SearchConfig, SearchResult
-from .network import Evaluator, adapt_obs, make_evaluator, to_tensors, trim
 
 THRESHOLDS = (("blunder", 0.30), ("mistake", 0.20), ("inaccuracy", 0.10))
 """Marks by the mover's drop in expected score (0..1), worst first."""
 DEFAULT_SIMS = 400
 DEFAULT_LEAVES = 4
 
-
-@dataclass
-class Network:
-    """A network for reviews: the torch model (its win/draw/loss head) and its search evaluator."""
-
-    model: torch.nn.Module
-    evaluate: Evaluator
-    name: str = "network"
-
-    @classmethod
-    def load(cls, path: str | Path, backend: str = "auto") -> Network:
-        """The network of a checkpoint, on the CPU (``search.checkpoint.load_model``)."""
-        model, _ = load_model(path, "cpu")
-        return cls(model, make_evaluator(model, "cpu", backend=backend), Path(path).name)
+# ``Network`` lives in ``search.evaluation``; it stays importable from here.
+__all__ = ["DEFAULT_LEAVES", "DEFAULT_SIMS", "MARK_COLOURS", "THRESHOLDS", "GameReview", "Network",
+           "PlyReview", "mark_of", "plot_review", "review_game", "table", "tactic_of"]
 
 
 @dataclass(frozen=True)
@@ -136,24 +122,6 @@ def _positions(game: Game) -> tuple[list[Game], list[int]]:
     return positions, [int(m) for m in moves]
 
 
-def _network_view(network: Network, positions: list[Game]) -> tuple[np.ndarray, list[dict[int, float]]]:
-    """The value head's win/draw/loss for White at each position ([P, 3]) and the policy's
-    prior of each legal move (move -> probability) there."""
-    obs, slot_moves = observe_batch_with_moves(np.stack([p.board for p in positions]), MAX_LEGAL)
-    inputs = to_tensors(trim(adapt_obs(obs, network.model.encoding_version)), torch.device("cpu"))
-    with torch.no_grad():
-        logits, wdl = network.model(inputs)
-    wdl = torch.softmax(wdl.float(), -1).numpy().astype(np.float64)
-    black = np.array([p.side_to_move == 1 for p in positions])
-    wdl[black] = wdl[black][:, ::-1]
-    priors = []
-    for k in range(len(positions)):
-        n = int(obs["n_legal"][k])
-        p = torch.softmax(logits[k, :n].float(), -1).numpy() if n else np.zeros(0)
-        priors.append(dict(zip(slot_moves[k, :n].tolist(), p.tolist(), strict=True)))
-    return wdl, priors
-
-
 def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: int = DEFAULT_LEAVES,
                 progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> GameReview:
@@ -161,13 +129,17 @@ def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: 
 
     Args:
         game: the game (not changed); its positions are replayed from its game type's start.
-        network: :meth:`Network.load`.
+        network: :meth:`Network.load`; one that learnt another game type is refused first.
         sims: simulations a position.
         leaves: leaves per tree per network call (as the ``alphazero`` player's ``leaves``).
         progress: called with the share done (0..1) after each step of the search.
         cancelled: asked after each step; True ends the review early (``GameReview.cancelled``,
             ``plies`` then empty).
+
+    Raises:
+        EvaluationError: the network learnt another game type (``Network.check_game_type``).
     """
+    network.check_game_type(game.game_type)
     positions, moves = _positions(game)
     live = [i for i, p in enumerate(positions) if not p.is_over]
     review = GameReview(game.game_string(), sims)
@@ -178,7 +150,7 @@ def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: 
     result = None
     if live:
         config = SearchConfig(sims=sims, dirichlet_eps=0.0, leaves_per_tree=leaves, tree_reuse=False)
-        mcts = BatchedMCTS(config, len(live), game.expansions, network.evaluate)
+        mcts = BatchedMCTS(config, len(live), game.expansions, network.evaluator)
         steps, total = [0], max(1, -(-sims // leaves))
 
         def stop() -> bool:
@@ -197,19 +169,21 @@ def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: 
             v = float(result.value[row])
             values[i] = v if positions[i].side_to_move == 0 else -v
     white_scores = (1 + values) / 2
-    wdl, priors = _network_view(network, positions)
+    views = network.evaluate_many(positions[:len(moves)])  # a move was played from each: in progress
     row_of = {i: r for r, i in enumerate(live)}
     for k, move in enumerate(moves):
         scores = (white_scores[k], white_scores[k + 1])
-        review.plies.append(_judge(positions[k], move, result, row_of[k], scores, wdl[k], priors[k]))
+        review.plies.append(_judge(positions[k], move, result, row_of[k], scores, views[k]))
     review.final_white_score = float(white_scores[-1])
     return review
 
 
 def _judge(position: Game, move: int, result: SearchResult, row: int, scores: tuple[float, float],
-           wdl: np.ndarray, priors: dict[int, float]) -> PlyReview:
-    """The review of ``move`` played in ``position`` (searched as ``result``'s tree ``row``);
-    ``scores``: White's expected score before and after the move."""
+           view: Evaluation) -> PlyReview:
+    """The review of ``move`` played in ``position`` (searched as ``result``'s tree ``row``;
+    ``view``: the network's evaluation there); ``scores``: White's expected score before and
+    after the move."""
+    priors = view.move_priors
     before, after = scores
     n = int(result.n_legal[row])
     slots = result.moves[row, :n].tolist()
@@ -223,7 +197,7 @@ def _judge(position: Game, move: int, result: SearchResult, row: int, scores: tu
     drop = 0.0 if played == best else max(0.0, mover_before - mover_after)
     tactic = tactic_of(position, move)
     return PlyReview(ply=position.ply, mover="white" if white else "black", played=position.move_string(move),
-                     white_wdl=(float(wdl[0]), float(wdl[1]), float(wdl[2])),
+                     white_wdl=(view.white, view.draw, view.black),
                      white_score=round(float(before), 4), best=position.move_string(slots[best]),
                      best_share=round(float(visits[best] / total), 4), played_rank=order.index(played) + 1,
                      played_share=round(float(visits[played] / total), 4), drop=round(float(drop), 4),

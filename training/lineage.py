@@ -29,8 +29,6 @@ from search.checkpoint import CheckpointError, read_checkpoint
 
 from .config import ConfigError
 
-SHIPPED = "shipped"
-
 
 @dataclass(frozen=True)
 class Totals:
@@ -64,12 +62,12 @@ class Parent:
 def resolve(spec: str, game_type: str) -> Path:
     """The checkpoint ``train.init_from`` names: ``shipped`` (the network shipped for
     ``game_type``), ``shipped:GAME_TYPE``, or a path. Raises :class:`ConfigError`."""
-    if spec == SHIPPED or spec.startswith(SHIPPED + ":"):
-        wanted = spec.partition(":")[2] or game_type
-        try:
-            return shipped.network(wanted).checkpoint
-        except shipped.NoShippedNetworkError as e:
-            raise ConfigError(f"train.init_from={spec}: {e}") from None
+    try:
+        found = shipped.resolve(spec, game_type)
+    except shipped.NoShippedNetworkError as e:
+        raise ConfigError(f"train.init_from={spec}: {e}") from None
+    if found is not None:
+        return found
     path = Path(spec).expanduser()
     if not path.is_file():
         raise ConfigError(f"train.init_from: no checkpoint at {path}")

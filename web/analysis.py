@@ -2,13 +2,13 @@
 
 For the position on screen, :func:`analyse` returns
 
-- the value head's win/draw/loss probabilities (softmax of ``HiveGNN``'s WDL logits, which
-  are for the side to move), turned to White win / draw / Black win for the bar;
-- every legal move with its prior probability (softmax of the policy logits over the legal
-  moves) and, after ``sims`` simulations of :class:`search.mcts.BatchedMCTS` (a batch of one,
-  no root noise, as the ``alphazero`` player searches), its share of the root visits.
+- the value head's win/draw/loss probabilities as White win / draw / Black win for the bar, and
+- every legal move with its prior probability, both from ``search.evaluation``
+  (``Network.evaluate``: the network's outputs in one call), and, after ``sims`` simulations of
+  :class:`search.mcts.BatchedMCTS` (a batch of one, no root noise, as the ``alphazero`` player
+  searches), its share of the root visits.
 
-Models are loaded once per checkpoint and kept (:class:`ModelCache`); a call runs in a worker
+Networks are loaded once per checkpoint and kept (:class:`ModelCache`); a call runs in a worker
 thread of the server, never on the event loop.
 """
 
@@ -25,10 +25,9 @@ import torch
 
 from hive_env import PASS, Game
 from hive_env.board import move_dest
-from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
-from search.checkpoint import load_model
+from search.evaluation import Network
 from search.mcts import BatchedMCTS, SearchConfig
-from search.network import adapt_obs, make_evaluator, pick_device, to_tensors, trim
+from search.network import Evaluator, pick_device
 
 from .view import Frame, move_cells
 
@@ -41,7 +40,8 @@ def _open(path: Path) -> BinaryIO:
 
 
 class ModelCache:
-    """Loaded networks by checkpoint path, the ``size`` most recently used.
+    """Loaded networks (``search.evaluation.Network``) by checkpoint path, the ``size`` most
+    recently used.
 
     Args:
         device: ``auto``, ``cpu`` or ``cuda``.
@@ -55,39 +55,42 @@ class ModelCache:
         self.device = pick_device(device)
         self.size = size
         self.opener = opener or _open
-        self._models: OrderedDict[str, tuple] = OrderedDict()
+        self._models: OrderedDict[str, Network] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, path: Path) -> tuple[torch.nn.Module, object, torch.device]:
-        """(model, evaluate, device) of a checkpoint; raises ``CheckpointError`` when unreadable
-        (``OSError`` when it cannot be opened)."""
+    def network(self, path: Path) -> Network:
+        """The network of a checkpoint (``Network.load`` of the file ``opener`` opens, on this
+        cache's device); raises ``CheckpointError`` when unreadable (``OSError`` when it cannot
+        be opened)."""
         key = str(path)
         with self._lock:
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
             with self.opener(path) as f:
-                model, _ = load_model(f, self.device)
-            entry = (model, make_evaluator(model, self.device, bf16=self.device.type == "cuda"), self.device)
-            self._models[key] = entry
+                network = Network.load(f, device=str(self.device))
+            self._models[key] = network
             while len(self._models) > self.size:
                 self._models.popitem(last=False)
-            return entry
+            return network
+
+    def get(self, path: Path) -> tuple[torch.nn.Module, Evaluator, torch.device]:
+        """(model, evaluator, device) of a checkpoint, :func:`analyse`'s arguments; raises
+        ``CheckpointError`` when unreadable (``OSError`` when it cannot be opened)."""
+        network = self.network(path)
+        return network.model, network.evaluator, self.device
 
 
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max())
-    return e / e.sum()
-
-
-def analyse(game: Game, model: torch.nn.Module, evaluate, device: torch.device, sims: int) -> dict:
+def analyse(game: Game, model: torch.nn.Module | Network, evaluate: Evaluator | None = None,
+            device: torch.device | None = None, sims: int = 0) -> dict:
     """The network's view of ``game``'s position (which must be in progress).
 
     Args:
         game: the position; not changed.
-        model: the network (eval mode), for the WDL head and the priors.
+        model: the network (eval mode), for the WDL head and the priors; or a
+            ``search.evaluation.Network`` (``evaluate`` and ``device`` then come from it).
         evaluate: ``search.network.make_evaluator(model)``, for the search.
-        device: where the model lives.
+        device: where the model lives (unused: the model's weights say it).
         sims: simulations of the search (0: priors only).
 
     Returns:
@@ -96,21 +99,20 @@ def analyse(game: Game, model: torch.nn.Module, evaluate, device: torch.device, 
         ``moves``: every legal move {move, piece, from, to, pass, prior, visits, share},
         best first (by visit share, then prior); priors sum to 1, and so do shares after a search.
     """
+    if not isinstance(model, Network) and evaluate is None:
+        raise TypeError("analyse takes a search.evaluation.Network, or a model and its evaluator")
+    network = model if isinstance(model, Network) else Network(model, evaluate)
+    view = network.evaluate(game)
     board = game.board
-    obs, slot_moves = observe_batch_with_moves(board[None], MAX_LEGAL)
-    n = int(obs["n_legal"][0])
-    with torch.no_grad():
-        logits, wdl_logits = model(to_tensors(trim(adapt_obs(obs, model.encoding_version)), device))
-    wdl = torch.softmax(wdl_logits[0].float(), -1).cpu().numpy().astype(np.float64)
-    priors = _softmax(logits[0, :n].float().cpu().numpy().astype(np.float64))
-    moves = [int(m) for m in slot_moves[0, :n]]
-    white = game.side_to_move == 0
-    win, draw, loss = (float(x) for x in wdl)
-    out = {"wdl": {"white": win if white else loss, "draw": draw, "black": loss if white else win},
-           "side_to_move": "white" if white else "black", "sims": 0, "search_value": None}
+    moves = list(view.move_priors)
+    priors = list(view.move_priors.values())
+    n = len(moves)
+    white = view.side_to_move == "white"
+    out = {"wdl": {"white": view.white, "draw": view.draw, "black": view.black},
+           "side_to_move": view.side_to_move, "sims": 0, "search_value": None}
     visits = np.zeros(n)
     if sims > 0 and n > 0:
-        mcts = BatchedMCTS(SearchConfig(sims=sims, dirichlet_eps=0.0), 1, game.expansions, evaluate)
+        mcts = BatchedMCTS(SearchConfig(sims=sims, dirichlet_eps=0.0), 1, game.expansions, network.evaluator)
         result = mcts.search(board[None], game.hist[None], [0], add_noise=False)
         by_move = {int(m): float(v) for m, v in zip(result.moves[0, :n], result.visits[0, :n], strict=True)}
         visits = np.array([by_move.get(m, 0.0) for m in moves])

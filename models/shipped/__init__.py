@@ -43,6 +43,10 @@ CARD = NETWORKS["Base"].card
 MODEL_CARD = NETWORKS["Base"].model_card
 
 
+SHIPPED = "shipped"
+"""The name of the shipped networks where a checkpoint path is expected (:func:`resolve`)."""
+
+
 class NoShippedNetworkError(ValueError):
     """No network is shipped for a game type."""
 
@@ -63,9 +67,25 @@ def network(game_type: str = "Base") -> Network:
     return net
 
 
+def resolve(name: str, game_type: str = "Base") -> Path | None:
+    """The checkpoint of a shipped network named where a path is expected (``train.init_from``,
+    ``search.evaluation.Network.load``): ``shipped`` (the one of ``game_type``) or
+    ``shipped:GAME_TYPE``; None when ``name`` is no such name (a path). Raises
+    :class:`NoShippedNetworkError` (one line) when that type has none."""
+    if name != SHIPPED and not name.startswith(SHIPPED + ":"):
+        return None
+    return network(name.partition(":")[2] or game_type).checkpoint
+
+
 def card(game_type: str = "Base") -> dict:
     """The card (``.json``) of the network shipped for ``game_type``."""
     return json.loads(network(game_type).card.read_text(encoding="utf-8"))
+
+
+def game_type_of(path: str | Path) -> str | None:
+    """The game type of a shipped checkpoint given by its path, else None (not a shipped file)."""
+    resolved = Path(path).resolve()
+    return next((t for t, net in NETWORKS.items() if net.checkpoint == resolved), None)
 
 
 def card_of(path: str | Path) -> dict | None:

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from hive_env.game_records import read_game
 
 from helpers import ROOT
@@ -52,3 +54,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         err = done.stderr.strip()
         assert err.startswith("hive-analyse: error: ") and "\n" not in err and words in err, (args, err)
+
+
+@pytest.mark.slow
+def test_a_network_of_another_game_type_is_refused_in_one_line():
+    done = analyse(str(RECORDS / "mzinga.pgn"), "--player", "alphazero:ckpt=models/shipped/base.pt")
+    assert done.returncode == 2, (done.stdout, done.stderr)  # game 1 is Base+MLP
+    assert done.stderr.strip() == ("hive-analyse: error: base.pt learnt Base games, not Base+MLP: "
+                                   "leave out ckpt= for the network shipped for that type")

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from search.checkpoint import read_checkpoint
+
 nbclient = pytest.importorskip("nbclient")  # the dev extra: nbclient, ipykernel
 nbformat = pytest.importorskip("nbformat")
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "analysis.ipynb"
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "analysis.ipynb"
+README_COMMAND = "jupyter nbconvert --to html --execute notebooks/analysis.ipynb"
+"""How the README runs the notebook (``nbconvert`` is in the dev extra)."""
 
 
 def test_every_cell_has_an_id():
@@ -45,7 +54,8 @@ def test_analysis_notebook_runs_on_the_smoke_run(smoke_run, monkeypatch, tmp_pat
     steps = sorted({e["step"] for e in ledger if e["state"] == "done"})
     assert steps and f"{len(steps)} evaluated checkpoints: steps {', '.join(map(str, steps))}" \
         in text("elo")
-    assert "final match, az@final vs random:" in text("elo")
+    step = read_checkpoint(run_dir / "checkpoints" / "final.pt")["step"]
+    assert f"final match at step {step}, az@final vs random:" in text("elo")  # each labelled by its step
     assert " plies, " in text("game")
 
 
@@ -63,3 +73,21 @@ def test_smoke_run_says_it_checks_the_pipeline_not_strength(smoke_run):
     assert "az@final" in out and "alphazero:ckpt=" not in out.split("Elo (maximum", 1)[-1].split("note:")[0]
     assert "the smoke preset" in out and "checks that the pipeline runs" in out and "end to end" in out
     assert "not playing strength" in out and "hive-train experiment=cpu" in out and "hive-arena ladder" in out
+
+
+def test_the_readme_says_how_to_run_the_notebook():
+    assert f"HIVE_RUN_DIR=runs/cpu {README_COMMAND}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_readmes_command_renders_the_notebook(smoke_run, tmp_path):
+    pytest.importorskip("nbconvert")
+    run_dir, out, returncode = smoke_run
+    assert returncode == 0, out[-3000:]
+    jupyter = Path(sys.executable).parent / "jupyter"
+    cmd = [str(jupyter), *shlex.split(README_COMMAND)[1:], "--output-dir", str(tmp_path)]
+    env = {**os.environ, "HIVE_RUN_DIR": str(run_dir)}
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    html = (tmp_path / "analysis.html").read_text(encoding="utf-8")
+    assert "final match at step" in html and "evaluated checkpoints" in html

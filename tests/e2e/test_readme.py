@@ -67,7 +67,7 @@ def test_readme_snippet_runs_as_a_script(line, code, skip, tmp_path):
     assert proc.returncode == 0, f"README.md:{line}\n{proc.stderr[-3000:]}"
 
 
-ARENA = next(code for _, code, _ in BLOCKS if "run_arena(" in code)
+ARENA = next(code for _, code, _ in BLOCKS if "run_arena(" in code and "workers=2" in code)
 
 
 def test_readme_arena_snippet_runs_fed_on_stdin(tmp_path):
@@ -78,3 +78,15 @@ def test_readme_arena_snippet_runs_fed_on_stdin(tmp_path):
 def test_python_blocks_finds_blocks_and_skip_markers():
     text = "x\n  ```python\n  a = 1\n  ```\n<!-- snippet: skip (needs a checkpoint) -->\n```python\nb\n```\n"
     assert python_blocks(text) == [(2, "a = 1\n", None), (6, "b\n", "needs a checkpoint")]
+
+
+def test_the_extension_api_snippets_are_run():
+    """The README's "Extension API" shows a player of one's own (an object in run_arena and a
+    registered kind) and a position evaluated in one call; both run (nothing skips them)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Extension API", 1)[1].split("\n## ", 1)[0]
+    blocks = [code for _, code, skip in python_blocks(section) if not skip]
+    player = [c for c in blocks if "register_player(" in c and "run_arena(" in c]
+    evaluation = [c for c in blocks if 'Network.load("shipped")' in c and ".evaluate(" in c]
+    assert len(player) == 1 and len(evaluation) == 1
+    assert all(any(c == code for _, code, _ in BLOCKS) for c in player + evaluation)  # parametrized above
