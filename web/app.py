@@ -440,11 +440,10 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
 
         def network() -> Network:
             try:
-                net, evaluate, _ = models.get(path)
+                return models.network(path)
             except (CheckpointError, OSError):  # their messages name the server's paths
                 raise CheckpointError(f"checkpoint {chosen.id} cannot be loaded (changed, moved or removed "
                                       "since it was listed)") from None
-            return Network(net, evaluate, chosen.label)
 
         reviews.forget(store.has)
         try:
