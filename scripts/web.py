@@ -35,6 +35,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                       help="engine moves and analyses running at once (one per client)")
     caps.add_argument("--search-sims", type=int, default=4000, help="simulations in flight over all searches")
     caps.add_argument("--search-queue", type=int, default=16, help="searches waiting for a slot at most")
+    caps.add_argument("--review-workers", type=int, default=1,
+                      help="game reviews running at once (each searches every position of a game)")
+    caps.add_argument("--review-queue", type=int, default=8,
+                      help="game reviews queued or running at most, over all clients (one per client)")
     caps.add_argument("--max-connections", type=int, default=100, help="connections open at once")
     caps.add_argument("--header-timeout", type=float, default=10.0, help="seconds to send a request head")
     caps.add_argument("--body-timeout", type=float, default=10.0, help="seconds to send a request body")
@@ -48,10 +52,10 @@ def check(args: argparse.Namespace) -> str | None:
             or (args.leaves is not None and not 1 <= args.leaves <= 256)):
         return "--port must be 1..65535, --move-time > 0, --sims >= 1 and --leaves 1..256"
     counts = (args.max_games, args.games_per_client, args.search_slots, args.search_sims,
-              args.max_connections)
+              args.max_connections, args.review_workers, args.review_queue)
     if min(counts) < 1 or args.search_queue < 0:
-        return ("--max-games, --games-per-client, --search-slots, --search-sims and --max-connections "
-                "must be >= 1, --search-queue >= 0")
+        return ("--max-games, --games-per-client, --search-slots, --search-sims, --review-workers, "
+                "--review-queue and --max-connections must be >= 1, --search-queue >= 0")
     if min(args.idle, args.header_timeout, args.body_timeout, args.keep_alive) <= 0:
         return "--idle, --header-timeout, --body-timeout and --keep-alive must be > 0"
     return None
@@ -69,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     app = create_app(args.models, move_time=args.move_time, sims=args.sims, leaves=args.leaves,
                      max_sessions=args.max_games, per_client=args.games_per_client, idle_s=args.idle,
                      search_slots=args.search_slots, search_sims=args.search_sims,
-                     search_queue=args.search_queue, body_timeout=args.body_timeout)
+                     search_queue=args.search_queue, body_timeout=args.body_timeout,
+                     review_workers=args.review_workers, review_queue=args.review_queue)
     if args.host in LOCAL_HOSTS:  # refuse pages of other sites that rebind their name to us
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "::1"])
     url = f"http://{'localhost' if args.host in LOCAL_HOSTS else args.host}:{args.port}/"

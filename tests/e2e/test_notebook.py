@@ -43,7 +43,7 @@ def test_analysis_notebook_runs_on_the_smoke_run(smoke_run, monkeypatch, tmp_pat
 
     outputs = {cell.id: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
     images = sum("image/png" in o.get("data", {}) for cell in outputs.values() for o in cell)
-    assert images == 3  # learning curves, Elo over training, the game replay
+    assert images == 4  # learning curves, Elo over training, the game replay, its review
 
     def text(cell_id: str) -> str:
         return "".join(o.get("text", "") for o in outputs[cell_id] if o.get("output_type") == "stream")
@@ -57,6 +57,8 @@ def test_analysis_notebook_runs_on_the_smoke_run(smoke_run, monkeypatch, tmp_pat
     step = read_checkpoint(run_dir / "checkpoints" / "final.pt")["step"]
     assert f"final match at step {step}, az@final vs random:" in text("elo")  # each labelled by its step
     assert " plies, " in text("game")
+    plies = int(re.search(r"(\d+) plies, ", text("game")).group(1))
+    assert f"{plies} moves reviewed, " in text("review")
 
 
 def test_smoke_run_says_it_checks_the_pipeline_not_strength(smoke_run):

@@ -540,10 +540,11 @@ def test_hive_web_shows_and_checks_its_caps():
     done = subprocess.run([sys.executable, "-m", "scripts.web", "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     for flag in ("--max-games", "--games-per-client", "--idle", "--search-slots", "--search-sims",
-                 "--search-queue", "--max-connections", "--header-timeout", "--body-timeout", "--keep-alive"):
+                 "--search-queue", "--max-connections", "--header-timeout", "--body-timeout", "--keep-alive",
+                 "--review-workers", "--review-queue"):
         assert flag in done.stdout
     assert "(default: 64)" in done.stdout and "(default: 100)" in done.stdout
-    for bad in (["--max-games", "0"], ["--search-slots", "0"], ["--header-timeout", "0"]):
+    for bad in (["--max-games", "0"], ["--search-slots", "0"], ["--header-timeout", "0"], ["--review-queue", "0"]):
         done = subprocess.run([sys.executable, "-m", "scripts.web", *bad], cwd=ROOT, capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 2 and done.stderr.startswith("hive-web: --")

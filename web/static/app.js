@@ -568,8 +568,8 @@ function renderReviewChart() {
   // the position on screen: its score, and the move played there against the best one
   const p = ui.view && r.plies[ui.view.ply];
   const score = r.scores[Math.min(at, n)];
-  let note = `White's expected score here: ${pct(score)}.`;
-  if (p) note += ` Played ${p.played} (rank ${p.played_rank}, ${pct(p.played_share)} of visits)` +
+  let note = `After ${at} plies White's expected score is ${pct(score)}.`;
+  if (p) note += ` Next, ${at + 1}. ${p.played} was played (rank ${p.played_rank}, ${pct(p.played_share)} of visits)` +
     (p.played === p.best ? ", the best move." : `; best ${p.best} (${pct(p.best_share)})` +
       (p.mark ? `: ${p.tactic || p.mark}, -${pctPoints(p.drop)} points.` : "."));
   $("review-note").textContent = note;
