@@ -31,7 +31,7 @@ from .board import (
     unplay,
 )
 from .display.text import render_board
-from .errors import GameStringError, HiveError, IllegalMoveError, NotationError
+from .errors import GameStringError, HiveError, IllegalMoveError, NotationError, quoted
 from .grid import NEIGH
 from .pieces import (
     PIECE_BUG,
@@ -95,7 +95,7 @@ class Game:
             return cls(parts[0], ply_cap)
         if len(parts) < 3:
             raise GameStringError(
-                f"{text!r} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
+                f"{quoted(text)} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
             )
         while len(parts) > 3 and parts[-1] == "":
             parts.pop()
@@ -106,7 +106,7 @@ class Game:
             try:
                 game.play(ms)
             except HiveError as e:
-                raise GameStringError(f"move {i} {ms!r}: {e}") from None
+                raise GameStringError(f"move {i} {quoted(ms)}: {e}") from None
         if game.state != state:
             raise GameStringError(f"GameState {state} disagrees with the moves, which give {game.state}")
         if turn_ply != game.ply:
