@@ -17,3 +17,18 @@ class IllegalMoveError(HiveError):
 
 class GameStringError(HiveError):
     """A GameString whose header disagrees with its moves, or that cannot be parsed."""
+
+
+QUOTE_CHARS = 40
+"""How much of a bad input a message quotes: enough to recognise it, never a whole megabyte."""
+
+
+def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``repr`` of ``text`` for a message; past ``limit`` characters its prefix and its length.
+
+    ``quoted("wZ9")`` is ``'wZ9'``; a 5,000-character input is ``'1111...'... (5000 characters)``
+    with its first ``limit`` characters, so a reply never echoes a huge line back.
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"

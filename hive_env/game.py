@@ -9,39 +9,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import uhp
+from . import explain, uhp
 from .board import (
     BLACK_WINS,
     DRAW,
     EXPANSIONS,
     HIST,
     IN_PROGRESS,
-    LAST,
     PASS,
     PLY,
-    POS,
     STATUS,
-    TOP,
     WHITE_WINS,
     current_hash,
-    move_dest,
-    move_piece,
     new_board,
     play,
     unplay,
 )
 from .display.text import render_board
-from .errors import GameStringError, HiveError, IllegalMoveError, NotationError
-from .grid import NEIGH
-from .pieces import (
-    PIECE_BUG,
-    PIECE_NUMBER,
-    PIECES_PER_COLOUR,
-    QUEEN,
-    game_type_name,
-    parse_game_type,
-    piece_name,
-)
+from .errors import GameStringError, HiveError, IllegalMoveError, NotationError, quoted
+from .pieces import game_type_name, parse_game_type
 from .rules import MAX_MOVES, generate_moves, perft
 
 _STATE_NAMES = {WHITE_WINS: "WhiteWins", BLACK_WINS: "BlackWins", DRAW: "Draw"}
@@ -95,7 +81,7 @@ class Game:
             return cls(parts[0], ply_cap)
         if len(parts) < 3:
             raise GameStringError(
-                f"{text!r} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
+                f"{quoted(text)} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
             )
         while len(parts) > 3 and parts[-1] == "":
             parts.pop()
@@ -106,7 +92,7 @@ class Game:
             try:
                 game.play(ms)
             except HiveError as e:
-                raise GameStringError(f"move {i} {ms!r}: {e}") from None
+                raise GameStringError(f"move {i} {quoted(ms)}: {e}") from None
         if game.state != state:
             raise GameStringError(f"GameState {state} disagrees with the moves, which give {game.state}")
         if turn_ply != game.ply:
@@ -241,6 +227,19 @@ class Game:
         other._start = self._start
         return other
 
+    def why_illegal(self, move: int | str) -> str | None:
+        """The one-line reason :meth:`play` would refuse ``move`` with; None when it is legal.
+
+        The reason names the rule (``hive_env.explain``): ``why_illegal("bQ -wQ")`` on White's
+        turn is ``"bQ -wQ: bQ is Black's: it is White's turn"``; a malformed MoveString gives
+        its notation error.
+        """
+        try:
+            self.parse_move(move) if isinstance(move, str) else self._check_legal(int(move), str(move))
+        except HiveError as e:
+            return str(e)
+        return None
+
     # ----- changes -------------------------------------------------------------------------
     def play(self, move: int | str) -> None:
         """Play a move given encoded or as a MoveString.
@@ -282,47 +281,7 @@ class Game:
         if self._legal_set is None:
             self._legal_set = frozenset(self._legal_moves().tolist())
         if move not in self._legal_set:
-            raise IllegalMoveError(f"{text}: {self._why_illegal(move)}")
-
-    def _why_illegal(self, move: int) -> str:
-        """One-line reason why a legal-looking move is refused (for humans)."""
-        if move == PASS:
-            return "pass is legal only when no other move is"
-        piece = move_piece(move)
-        name = piece_name(piece)
-        colour = self.side_to_move
-        turn = self.ply // 2 + 1
-        queen_in = self.board[POS + colour * PIECES_PER_COLOUR] >= 0
-        where = int(self.board[POS + piece])
-        if where < 0:
-            if piece // PIECES_PER_COLOUR != colour:
-                return f"{name} is not yours to place"
-            bug = int(PIECE_BUG[piece])
-            if bug == QUEEN and turn == 1:
-                return "tournament rule: the Queen may not be placed on the first turn"
-            if not queen_in and turn == 4 and bug != QUEEN:
-                return "the Queen must be placed by your fourth turn"
-            if PIECE_NUMBER[piece] > 1 and self.board[POS + piece - 1] < 0:
-                return f"tiles are placed in number order: {piece_name(piece - 1)} first"
-            return f"{name} cannot be placed there: {self._placement_rule(move_dest(move))}"
-        if not queen_in:
-            return "no tile may move before its side's Queen is in play"
-        if self.board[TOP + where] != piece:
-            return f"{name} is covered and cannot move"
-        if self.board[LAST] == piece:
-            return f"{name} moved on the previous turn and cannot move now"
-        return f"{name} cannot move there"
-
-    def _placement_rule(self, h: int) -> str:
-        """The placement rule a placement on hex ``h`` breaks (its tile is otherwise placeable)."""
-        if self.board[TOP + h] >= 0:
-            return "a tile is placed on an empty cell (only beetles and mosquitoes climb, by moving)"
-        if self.ply == 1:
-            return "Black's first tile must touch White's first tile"
-        around = [int(self.board[TOP + int(NEIGH[h, d])]) for d in range(6)]
-        if all(p < 0 for p in around):
-            return "a placed tile must touch the hive"
-        return "a placed tile may not touch an opponent's tile (after each side's first placement)"
+            raise IllegalMoveError(f"{text}: {explain.why_illegal(self.board, move)}")
 
     # ----- display -------------------------------------------------------------------------
     def __str__(self) -> str:

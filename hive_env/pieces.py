@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import quoted
+
 WHITE, BLACK = 0, 1
 COLOUR_CHARS = "wb"
 COLOUR_NAMES = ("White", "Black")
@@ -76,11 +78,11 @@ def parse_game_type(text: str) -> int:
     t = text.strip()
     head, _, tail = t.partition("+")
     if head.lower() != "base" or ("+" in t and not tail):
-        raise ValueError(f"unknown game type {text!r} (expected Base or Base+[M][L][P])")
+        raise ValueError(f"unknown game type {quoted(text)} (expected Base or Base+[M][L][P])")
     bits = 0
     for ch in tail.upper():
         bit = {"M": 1, "L": 2, "P": 4}.get(ch)
         if bit is None or bits & bit:
-            raise ValueError(f"unknown game type {text!r} (expected Base or Base+[M][L][P])")
+            raise ValueError(f"unknown game type {quoted(text)} (expected Base or Base+[M][L][P])")
         bits |= bit
     return bits

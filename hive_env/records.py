@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .board import PASS, POS, move_dest, move_piece
 from .errors import GameStringError, HiveError
 from .files import write_atomic
 from .game import Game
@@ -65,3 +66,14 @@ def at_ply(game: Game, ply: int | None) -> Game:
     out = game.copy()
     out.undo(n - ply)
     return out
+
+
+def last_move_hexes(game: Game) -> tuple[int, int] | None:
+    """``(origin hex, destination hex)`` of the last move played (origin -1 for a placement), for
+    ``hive_env.display.plot.draw_board(last_move=...)``; None before any move or after a pass."""
+    if not game.moves or game.moves[-1] == PASS:
+        return None
+    move = game.moves[-1]
+    before = game.copy()
+    before.undo(1)
+    return int(before.board[POS + move_piece(move)]), int(move_dest(move))

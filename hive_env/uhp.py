@@ -19,7 +19,7 @@ import re
 import numpy as np
 
 from .board import BELOW, PASS, POS, TOP, move_dest, move_of, move_piece
-from .errors import IllegalMoveError, NotationError
+from .errors import IllegalMoveError, NotationError, quoted
 from .grid import NE, NEIGH, NW, ORIGIN, SE, SW, E, W
 from .pieces import (
     BUG_CHARS,
@@ -34,7 +34,7 @@ from .pieces import (
 
 STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
 _PIECE_RE = re.compile(r"^([wb])([qsbgamlp])(\d*)$", re.IGNORECASE)
-_TURN_RE = re.compile(r"^(white|black)\[(\d+)\]$", re.IGNORECASE)
+_TURN_RE = re.compile(r"^(white|black)\[(\d{1,9})\]$", re.IGNORECASE)  # 9 digits: int() stays cheap
 _PREFIX_DIR = {"/": SW, "-": W, "\\": NW}
 _SUFFIX_DIR = {"/": NE, "-": E, "\\": SE}
 _DIR_WORDS = {NE: "north-east", E: "east", SE: "south-east", SW: "south-west", W: "west", NW: "north-west"}
@@ -48,7 +48,7 @@ def parse_piece(text: str, expansions: int) -> int:
     """
     m = _PIECE_RE.match(text.strip())
     if not m:
-        raise NotationError(f"{text!r} is not a tile name (expected e.g. wQ, bS1, wA3)")
+        raise NotationError(f"{quoted(text)} is not a tile name (expected e.g. wQ, bS1, wA3)")
     colour = COLOUR_CHARS.index(m.group(1).lower())
     bug = BUG_CHARS.index(m.group(2).upper())
     digits = m.group(3)
@@ -56,11 +56,11 @@ def parse_piece(text: str, expansions: int) -> int:
     name = m.group(1).lower() + m.group(2).upper()
     if count == 1:
         if digits:
-            raise NotationError(f"{text!r} is not a tile name ({name} has no number)")
+            raise NotationError(f"{quoted(text)} is not a tile name ({name} has no number)")
         number = 1
     else:
-        if not digits or not 1 <= int(digits) <= count:
-            raise NotationError(f"{text!r} is not a tile name ({name} needs a number 1..{count})")
+        if not digits or len(digits) > 2 or not 1 <= int(digits) <= count:
+            raise NotationError(f"{quoted(text)} is not a tile name ({name} needs a number 1..{count})")
         number = int(digits)
     if not bug_in_game(bug, expansions):
         raise NotationError(f"tile {name} is not part of game type {game_type_name(expansions)}")
@@ -79,12 +79,13 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
         return PASS
     parts = t.split()
     if not parts or len(parts) > 2:
-        raise NotationError(f"{text!r} is not a MoveString (expected 'pass', 'wS1' or 'bS1 wS1-')")
+        raise NotationError(f"{quoted(text)} is not a MoveString (expected 'pass', 'wS1' or 'bS1 wS1-')")
     piece = parse_piece(parts[0], expansions)
     board_empty = not (board[POS : POS + N_PIECES] >= 0).any()
     if len(parts) == 1:
         if not board_empty:
-            raise NotationError(f"{text!r} needs a reference tile: only the first tile of a game has none")
+            raise NotationError(f"{quoted(text)} needs a reference tile: only the first tile of a game "
+                                "has none")
         return move_of(piece, ORIGIN)
     ref = parts[1]
     direction = -1
@@ -95,7 +96,7 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
         direction = _SUFFIX_DIR[ref[-1]]
         ref = ref[:-1]
     if ref and (ref[0] in _PREFIX_DIR or ref[-1] in _SUFFIX_DIR):
-        raise NotationError(f"{text!r} has more than one direction mark")
+        raise NotationError(f"{quoted(text)} has more than one direction mark")
     ref_piece = parse_piece(ref, expansions)
     ref_hex = int(board[POS + ref_piece])
     if ref_hex < 0:
@@ -106,7 +107,8 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
     occupant = int(board[TOP + dest])
     if occupant >= 0 and occupant != piece:
         # UHP (as Mzinga): a move onto a stack names the stack's top tile alone.
-        raise IllegalMoveError(f"{t!r}: the cell {_DIR_WORDS[direction]} of {piece_name(ref_piece)} holds "
+        raise IllegalMoveError(f"{quoted(t)}: the cell {_DIR_WORDS[direction]} of {piece_name(ref_piece)} "
+                               f"holds "
                                f"{piece_name(occupant)}; a move onto it is written "
                                f"'{piece_name(piece)} {piece_name(occupant)}'")
     return move_of(piece, dest)
@@ -145,12 +147,12 @@ def parse_state(text: str) -> str:
     for s in STATES:
         if s.lower() == text.strip().lower():
             return s
-    raise NotationError(f"{text!r} is not a GameState (expected one of {', '.join(STATES)})")
+    raise NotationError(f"{quoted(text)} is not a GameState (expected one of {', '.join(STATES)})")
 
 
 def parse_turn(text: str) -> int:
     """Ply count implied by a Turn string such as ``Black[3]``."""
     m = _TURN_RE.match(text.strip())
     if not m or int(m.group(2)) < 1:
-        raise NotationError(f"{text!r} is not a Turn (expected White[n] or Black[n], n >= 1)")
+        raise NotationError(f"{quoted(text)} is not a Turn (expected White[n] or Black[n], n >= 1)")
     return (int(m.group(2)) - 1) * 2 + (m.group(1).lower() == "black")

@@ -16,15 +16,22 @@ for enums, Mzinga's format)::
     MaxDepth  int     depth of a bare ``bestmove`` (0 = the player's default budget)
     MaxTime   double  seconds any search without a time limit may take at most (a bare
                       ``bestmove``, ``bestmove depth N``), so no command thinks forever;
-                      0 = no cap. Default 60. Only a cap: the player still searches its
-                      own budget (a bare ``bestmove``: its ``default_budget``, e.g. the
-                      ``sims`` of an ``alphazero`` spec) and stops early when time is up.
+                      0.01 to 86400 (a day), default 60; 0 is refused: there is no
+                      "no cap", since ``MaxDepth 60`` with no cap searched without end.
+                      Only a cap: the player still searches its own budget (a bare
+                      ``bestmove``: its ``default_budget``, e.g. the ``sims`` of an
+                      ``alphazero`` spec) and stops early when time is up.
     Seed      int     seeds the player's random choices
     Leaves    int     leaves per network call of an ``alphazero`` player (its ``leaves=``;
                       0 = the spec's own or the default); other players ignore it
 
 ``bestmove seconds S`` (S a decimal number of seconds, as nokamute takes it) is a time
-budget finer than ``time hh:mm:ss``.
+budget finer than ``time hh:mm:ss``; either is at most a day.
+
+Hostile input: a reply quotes at most :data:`~hive_env.errors.QUOTE_CHARS` characters of a bad
+argument (``hive_env.errors.quoted``) and an ``err`` line is at most :data:`MAX_REPLY`
+characters. :func:`read_lines` reads stdin in chunks and never keeps a line longer than
+:data:`MAX_LINE` characters: such a line is answered ``err line too long ...`` and ``ok``.
 
 ``--player SPEC`` on the command line sets any player spec (``alphabeta:time=2``, ``uhp:...``).
 """
@@ -32,9 +39,12 @@ budget finer than ``time hh:mm:ss``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TextIO
 
 from hive_env import Game, HiveError
+from hive_env.errors import quoted
 
 from .base import Budget, Player, PlayerSpecError, prepare_for
 from .registry import accepts_option, kinds_without_required_params, make_player, with_option
@@ -43,7 +53,18 @@ ENGINE_ID = "id hive-zero v0.1.0"
 CAPABILITIES = "Mosquito;Ladybug;Pillbug"
 DEFAULT_PLAYER = "alphabeta"
 DEFAULT_MAX_TIME = 60.0
-_TIME_RE = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
+MIN_MAX_TIME = 0.01
+"""The smallest MaxTime: 0 (once "no cap") is refused, so every search ends."""
+MAX_SECONDS = 86400.0
+"""The longest time budget a command may ask for: a day."""
+MAX_LINE = 64 * 1024
+"""The longest command line kept, in characters; a longer one is read in chunks and discarded."""
+MAX_REPLY = 300
+"""The longest ``err`` or ``invalidmove`` line; a longer message is cut (a backstop: messages
+quote their input with ``quoted``)."""
+_TIME_RE = re.compile(r"^([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(?:\.[0-9]{1,9})?)$")
+_NUMBER_RE = re.compile(r"^[0-9]{1,9}$")
+"""A whole number ``int`` reads cheaply (ASCII digits, at most 9: Python refuses over 4,300)."""
 
 
 class CommandError(Exception):
@@ -59,6 +80,7 @@ class Option:
     low: float = 0
     high: float = 0
     choices: tuple[str, ...] = ()
+    hint: str = ""  # appended to an out-of-range refusal
 
     def line(self) -> str:
         if self.kind == "enum":
@@ -70,14 +92,18 @@ class Option:
             for c in self.choices:
                 if c.lower() == text.lower():
                     return c
-            raise CommandError(f"{self.name} must be one of {', '.join(self.choices)}, not {text!r}")
+            raise CommandError(f"{self.name} must be one of {', '.join(self.choices)}, not {quoted(text)}")
+        what = "a whole number" if self.kind == "int" else "a number"
+        if len(text) > 40:  # no number in range is this long; int() refuses over 4,300 digits
+            raise CommandError(f"{self.name} must be {what} between {self.low} and {self.high}, "
+                               f"not {quoted(text)}")
         try:
             value = int(text) if self.kind == "int" else float(text)
         except ValueError:
-            what = "a whole number" if self.kind == "int" else "a number"
-            raise CommandError(f"{self.name} must be {what}, not {text!r}") from None
+            raise CommandError(f"{self.name} must be {what}, not {quoted(text)}") from None
         if not self.low <= value <= self.high:
-            raise CommandError(f"{self.name} must be between {self.low} and {self.high}, not {text}")
+            raise CommandError(f"{self.name} must be between {self.low} and {self.high}, "
+                               f"not {text}{self.hint}")
         return value
 
 
@@ -94,7 +120,8 @@ class UhpEngine:
         self.options = {o.name: o for o in (
             Option("Player", "enum", kind, DEFAULT_PLAYER, choices=choices),
             Option("MaxDepth", "int", 0, 0, 0, 60),
-            Option("MaxTime", "double", DEFAULT_MAX_TIME, DEFAULT_MAX_TIME, 0.0, 86400.0),
+            Option("MaxTime", "double", DEFAULT_MAX_TIME, DEFAULT_MAX_TIME, MIN_MAX_TIME, MAX_SECONDS,
+                   hint=" (every search has a time cap; 86400 = a day)"),
             Option("Seed", "int", 0, 0, 0, 2**31 - 1),
             Option("Leaves", "int", 0, 0, 0, 256),
         )}
@@ -125,8 +152,8 @@ class UhpEngine:
         command = self._commands.get(words[0].lower())
         try:
             if command is None:
-                raise CommandError(f"unknown command {words[0]!r} (try info, newgame, play, pass, validmoves,"
-                                   " bestmove, undo, options)")
+                raise CommandError(f"unknown command {quoted(words[0])} (try info, newgame, play, pass, "
+                                   "validmoves, bestmove, undo, options)")
             reply = command(line.strip()[len(words[0]):].strip())
         except CommandError as e:
             reply = [f"err {e}"]
@@ -134,7 +161,11 @@ class UhpEngine:
             reply = [f"err {e}"]
         except Exception as e:  # noqa: BLE001 - nothing a user types may crash the engine
             reply = [f"err internal error: {type(e).__name__}: {e}"]
-        return [*(" ".join(r.splitlines()) for r in reply), "ok"]  # one line each, whatever a message holds
+        return [*(_one_line(r) for r in reply), "ok"]
+
+    def too_long(self, length: int) -> list[str]:
+        """The reply to a command line of ``length`` characters, past :data:`MAX_LINE` (not kept)."""
+        return [f"err line too long: {length} characters (at most {MAX_LINE}); ignored", "ok"]
 
     def _game(self) -> Game:
         if self.game is None:
@@ -161,7 +192,7 @@ class UhpEngine:
 
     def pass_(self, args: str) -> list[str]:
         if args:
-            raise CommandError(f"pass takes no argument, not {args!r}")
+            raise CommandError(f"pass takes no argument, not {quoted(args)}")
         return self.play("pass")
 
     def validmoves(self, args: str) -> list[str]:
@@ -196,22 +227,25 @@ class UhpEngine:
         if len(words) == 2 and words[0].lower() == "time":
             m = _TIME_RE.match(words[1])
             if m and int(m.group(2)) < 60 and float(m.group(3)) < 60:
-                return Budget(time_s=int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
-            raise CommandError(f"bestmove time needs hh:mm:ss, not {words[1]!r}")
+                seconds = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+                if seconds <= MAX_SECONDS:
+                    return Budget(time_s=seconds)
+            raise CommandError(f"bestmove time needs hh:mm:ss up to 24:00:00, not {quoted(words[1])}")
         if len(words) == 2 and words[0].lower() == "seconds":
             try:
-                seconds = float(words[1])
+                seconds = float(words[1]) if len(words[1]) <= 40 else -1.0
             except ValueError:
                 seconds = -1.0
-            if 0 < seconds <= 86400:
+            if 0 < seconds <= MAX_SECONDS:
                 return Budget(time_s=seconds)
-            raise CommandError(f"bestmove seconds needs a number of seconds in (0, 86400], not {words[1]!r}")
+            raise CommandError("bestmove seconds needs a number of seconds in (0, 86400], "
+                               f"not {quoted(words[1])}")
         if len(words) == 2 and words[0].lower() == "depth":
-            if words[1].isdigit() and 1 <= int(words[1]) <= 60:
+            if _NUMBER_RE.match(words[1]) and 1 <= int(words[1]) <= 60:
                 return Budget(depth=int(words[1]))
-            raise CommandError(f"bestmove depth needs a whole number 1..60, not {words[1]!r}")
+            raise CommandError(f"bestmove depth needs a whole number 1..60, not {quoted(words[1])}")
         raise CommandError("expected bestmove, bestmove time hh:mm:ss, bestmove seconds S or "
-                           f"bestmove depth N, not {args!r}")
+                           f"bestmove depth N, not {quoted(args)}")
 
     def _current_player(self) -> Player:
         if self._player is None:
@@ -227,8 +261,10 @@ class UhpEngine:
 
     def undo(self, args: str) -> list[str]:
         game = self._game()
-        if args and not args.isdigit():
-            raise CommandError(f"undo needs a whole number of moves, not {args!r}")
+        if args and not re.fullmatch("[0-9]+", args):
+            raise CommandError(f"undo needs a whole number of moves, not {quoted(args)}")
+        if args and not _NUMBER_RE.match(args):
+            raise CommandError(f"cannot undo {quoted(args)} plies: only {len(game.moves)} played")
         n = int(args) if args else 1
         if n < 1:
             raise CommandError("undo needs at least 1 move")
@@ -243,7 +279,7 @@ class UhpEngine:
         if verb in ("get", "set") and len(words) >= 2:
             option = next((o for o in self.options.values() if o.name.lower() == words[1].lower()), None)
             if option is None:
-                raise CommandError(f"unknown option {words[1]!r} (options: {', '.join(self.options)})")
+                raise CommandError(f"unknown option {quoted(words[1])} (options: {', '.join(self.options)})")
             if verb == "get" and len(words) == 2:
                 return [option.line()]
             if verb == "set" and len(words) == 3:
@@ -256,4 +292,41 @@ class UhpEngine:
                     if option.name in ("Player", "Seed", "Leaves"):
                         self.close()  # rebuilt on the next bestmove
                 return [option.line()]
-        raise CommandError(f"expected options, options get Name or options set Name Value, not {args!r}")
+        raise CommandError("expected options, options get Name or options set Name Value, "
+                           f"not {quoted(args)}")
+
+
+def _one_line(reply: str) -> str:
+    """A reply as one line; an ``err``/``invalidmove`` line at most :data:`MAX_REPLY` characters."""
+    line = " ".join(reply.splitlines())
+    if line.startswith(("err ", "invalidmove ")) and len(line) > MAX_REPLY:
+        line = line[:MAX_REPLY - 3] + "..."
+    return line
+
+
+@dataclass(frozen=True)
+class LineTooLong:
+    """A command line longer than the limit, read and discarded: only its length is kept."""
+
+    length: int
+
+
+def read_lines(stream: TextIO, limit: int = MAX_LINE) -> Iterator[str | LineTooLong]:
+    """The lines of ``stream`` (newline kept, as iteration gives them), until end of input.
+
+    A line of more than ``limit`` characters (its newline not counted) is read on in chunks of
+    ``limit`` and dropped: it comes as a :class:`LineTooLong`, so memory stays bounded however
+    long a line a client sends.
+    """
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if line.endswith("\n") or len(line) <= limit:
+            yield line
+            continue
+        length = len(line)
+        while line and not line.endswith("\n"):
+            line = stream.readline(limit + 1)
+            length += len(line)
+        yield LineTooLong(length - line.endswith("\n"))

@@ -3,11 +3,15 @@
     hive-show game.txt                       # the final position, as text
     hive-show game.txt --ply 6               # after the first 6 plies
     hive-show game.txt --ply -2 --png b.png  # two plies before the end, also as a PNG
+    hive-show games.jsonl --game 3           # the third game of a file of many
     hive-show "Base;InProgress;White[2];wS1;bS1 wS1-"
 
-A record file is what ``hive-play --out`` writes: one UHP GameString line. Blank lines and
-``#`` comment lines are skipped; a file of several games (an openings file) gives its first.
-Records are read by ``hive_env.records`` (as ``hive-play --from`` reads them).
+A record is a UHP GameString, a file of them (``hive-play --out``, self-play's games), an arena
+``games.jsonl``, a Mzinga PGN or a boardspace SGF, read by ``hive_env.game_records`` (as
+``hive-analyse`` reads them); ``--game N`` picks the N-th game of a file (default the first),
+and an N past the end is refused, naming how many games the file holds. The PNG marks the last
+move (an outline on the moved tile's cell, a faint hexagon where it came from) and is sized to
+the hive (``hive_env.display.plot``).
 """
 
 from __future__ import annotations
@@ -17,18 +21,23 @@ import sys
 
 from hive_env import Game, HiveError
 from hive_env.display.text import render_board, use_colour
-from hive_env.records import at_ply, read_record
+from hive_env.game_records import read_game
+from hive_env.records import at_ply, last_move_hexes
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-show", description=__doc__.splitlines()[0])
     parser.add_argument("game", help="a game record file (as hive-play --out writes) or a GameString")
+    parser.add_argument("--game", dest="index", type=int, default=1, metavar="N",
+                        help="which game of the file, from 1 (default 1)")
     parser.add_argument("--ply", type=int, help="show the position after this many plies "
                         "(default: the end; negative: counted back from the end)")
     parser.add_argument("--png", help="also draw the position to this PNG file (needs matplotlib)")
     args = parser.parse_args(argv)
     try:
-        game = at_ply(read_record(args.game), args.ply)
+        if args.index < 1:
+            raise HiveError(f"--game counts from 1, not {args.index}")
+        game = at_ply(read_game(args.game, args.index - 1, first=1).game, args.ply)
     except HiveError as e:
         print(f"hive-show: error: {e}", file=sys.stderr)
         return 2
@@ -55,7 +64,7 @@ def _draw_png(game: Game, path: str, title: str) -> None:
 
     from hive_env.display.plot import draw_board
 
-    ax = draw_board(game.board, title=title)
+    ax = draw_board(game.board, title=title, last_move=last_move_hexes(game))
     ax.figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(ax.figure)
 

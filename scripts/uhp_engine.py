@@ -1,7 +1,8 @@
 """``hive-uhp``: this project as a Universal Hive Protocol engine on stdin/stdout.
 
 The commands, replies and options are documented in :mod:`players.uhp_server`; this is the
-stdin/stdout loop around it. ``--player SPEC`` sets the player that answers ``bestmove``.
+stdin/stdout loop around it (lines read by ``players.uhp_server.read_lines``, which bounds
+their length). ``--player SPEC`` sets the player that answers ``bestmove``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 
 from players import PlayerSpecError
 from players.uhp_client import UhpEngineError
-from players.uhp_server import DEFAULT_PLAYER, UhpEngine
+from players.uhp_server import DEFAULT_PLAYER, LineTooLong, UhpEngine, read_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,10 +28,13 @@ def main(argv: list[str] | None = None) -> int:
         engine.warm_up()
         out.write("\n".join(engine.handle("info")) + "\n")
         out.flush()
-        for line in sys.stdin:
-            if line.strip().lower() == "exit":
+        for line in read_lines(sys.stdin):  # a line past MAX_LINE is never kept whole
+            if isinstance(line, LineTooLong):
+                reply = engine.too_long(line.length)
+            elif line.strip().lower() == "exit":
                 break
-            reply = engine.handle(line)
+            else:
+                reply = engine.handle(line)
             if reply:
                 out.write("\n".join(reply) + "\n")
                 out.flush()

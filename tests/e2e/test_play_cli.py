@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -14,6 +15,8 @@ from hive_env import Game
 from hive_env.board import POS
 from hive_env.display.text import render_board, use_colour
 from hive_env.position import board_from_tiles
+from players.simple import RandomPlayer
+from players.terminal import Session
 
 from helpers import ROOT, WIN_IN_ONE
 
@@ -144,6 +147,20 @@ def test_from_a_saved_game_file_with_a_steady_board(tmp_path):
     assert len(boards) >= 3 and len({ln.index("wS1") for ln in boards}) == 1
     bad = run_play(["--from", str(tmp_path / "missing.txt")], "")
     assert bad.returncode == 2 and "is neither a file nor a GameString" in bad.stderr
+
+
+def test_an_illegal_movement_is_refused_with_the_rule_it_breaks():
+    # issue 28: "bQ -wQ" on White's turn said "bQ cannot move there"; the reason names the rule now
+    game = Game.from_string("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-")  # wQ wS1 bS1 bQ
+    out = io.StringIO()
+    session = Session(game, RandomPlayer(0), 0, io.StringIO("bQ -wQ\nwS1 /wQ\nwQ bQ\nquit\n"), out)
+    session.run()
+    refused = [ln.split("> ")[-1] for ln in out.getvalue().splitlines() if "illegal: " in ln]
+    assert refused == [
+        "illegal: bQ -wQ: bQ is Black's: it is White's turn",
+        "illegal: wS1 /wQ: moving wS1 would split the hive (one-hive rule)",
+        "illegal: wQ bQ: the cell is taken: only a beetle (or a mosquito touching one) climbs onto the hive"]
+    assert session.result == "stopped" and game.ply == 4
 
 
 def test_line_editing_and_history_on_a_terminal(tmp_path):

@@ -28,7 +28,7 @@ BLACK_FIRST = ";".join(f"b{bug} {ref}" for bug in ("S1", "B1", "G1", "A1")
 KINDS = "alphabeta;alphazero;greedy;random"
 """The Player option's choices: the kinds that need no option (the shipped network for alphazero)."""
 OPTIONS = ["Player;enum;alphabeta;alphabeta;" + KINDS, "MaxDepth;int;0;0;0;60",
-           "MaxTime;double;60.0;60.0;0.0;86400.0", "Seed;int;0;0;0;2147483647",
+           "MaxTime;double;60.0;60.0;0.01;86400.0", "Seed;int;0;0;0;2147483647",
            "Leaves;int;0;0;0;256"]
 
 
@@ -166,8 +166,8 @@ def _load(text: str) -> Callable[[], object]:
     ("undo -1", "err undo needs a whole number of moves, not '-1'"),
     ("undo 0", "err undo needs at least 1 move"),
     ("undo x", "err undo needs a whole number of moves, not 'x'"),
-    ("bestmove time 1:2", "err bestmove time needs hh:mm:ss, not '1:2'"),
-    ("bestmove time 00:99:00", "err bestmove time needs hh:mm:ss, not '00:99:00'"),
+    ("bestmove time 1:2", "err bestmove time needs hh:mm:ss up to 24:00:00, not '1:2'"),
+    ("bestmove time 00:99:00", "err bestmove time needs hh:mm:ss up to 24:00:00, not '00:99:00'"),
     ("bestmove depth 0", "err bestmove depth needs a whole number 1..60, not '0'"),
     ("bestmove depth x", "err bestmove depth needs a whole number 1..60, not 'x'"),
     ("bestmove nodes 5",
@@ -227,12 +227,22 @@ def test_bestmove_time_returns_within_the_limit():
             assert time.perf_counter() - start < seconds + 0.1, seconds
             assert reply[-1] == "ok" and reply[0] in eng.send("validmoves")[0].split(";")
         # MaxTime caps searches that have no time limit of their own: deep ones still return
-        assert eng.send("options set MaxTime 0.5") == ["MaxTime;double;0.5;60.0;0.0;86400.0", "ok"]
+        assert eng.send("options set MaxTime 0.5") == ["MaxTime;double;0.5;60.0;0.01;86400.0", "ok"]
         start = time.perf_counter()
         assert eng.send("bestmove depth 60", timeout=10)[-1] == "ok"
         assert time.perf_counter() - start < 0.5 + 0.1
     finally:
         assert eng.close()[0] == 0
+
+
+def test_a_megabyte_line_is_one_err_line_and_the_session_goes_on(engine):
+    # issue 29: a 1 MB line came back whole; now it is read in chunks and dropped
+    assert engine.send("newgame Base") == ["Base;NotStarted;White[1]", "ok"]
+    start = time.perf_counter()
+    assert engine.send("play " + "x" * 1_000_000) == [
+        "err line too long: 1000005 characters (at most 65536); ignored", "ok"]
+    assert time.perf_counter() - start < 5
+    assert engine.send("play wS1") == ["Base;InProgress;Black[1];wS1", "ok"]
 
 
 def test_end_of_input_exits_cleanly_mid_session():
@@ -284,7 +294,7 @@ def test_alphazero_answers_a_legal_move_after_moves_it_did_not_suggest(tmp_path)
     ckpt = save_checkpoint(tmp_path / "net.pt", build_model("tiny"))
     eng = Engine("--player", f"alphazero:ckpt={ckpt},sims=64,device=cpu")
     try:
-        assert eng.send("options set MaxTime 0")[-1] == "ok"  # (a cap used to make every search 54 s)
+        assert eng.send("options set MaxTime 86400")[-1] == "ok"  # (a cap used to make every search 54 s)
         eng.send("newgame Base")
         suggested = eng.send("bestmove depth 1")[0]
         for first in [m for m in ("wB1", "wS1", "wG1") if m != suggested][:2]:
