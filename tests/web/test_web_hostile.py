@@ -544,7 +544,8 @@ def test_hive_web_shows_and_checks_its_caps():
                  "--review-workers", "--review-queue"):
         assert flag in done.stdout
     assert "(default: 64)" in done.stdout and "(default: 100)" in done.stdout
-    for bad in (["--max-games", "0"], ["--search-slots", "0"], ["--header-timeout", "0"], ["--review-queue", "0"]):
+    bads = (["--max-games", "0"], ["--search-slots", "0"], ["--header-timeout", "0"], ["--review-queue", "0"])
+    for bad in bads:
         done = subprocess.run([sys.executable, "-m", "scripts.web", *bad], cwd=ROOT, capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 2 and done.stderr.startswith("hive-web: --")
