@@ -93,8 +93,7 @@ function applyZoom() {
 function fitView() {
   const svg = $("board");
   const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
-  const cells = (ui.view ? ui.view.tiles.map((t) => t.cell) : []).concat(
-    ui.view ? ui.view.legal_moves.filter((m) => m.to).map((m) => m.to) : []);
+  const cells = viewCells();
   if (!cells.length) cells.push([0, 0]);
   const px = cells.map(pixel);
   const xs = px.map((p) => p[0]), ys = px.map((p) => p[1]);
@@ -104,11 +103,21 @@ function fitView() {
   ui.zoom = { k, x: w / 2 - k * (minX + maxX) / 2, y: h / 2 - k * (minY + maxY) / 2 };
   applyZoom();
 }
+// The cells the board must show: tiles, legal destinations, and the reviewed moves' cells.
+function viewCells() {
+  if (!ui.view) return [];
+  const cells = ui.view.tiles.map((t) => t.cell).concat(ui.view.legal_moves.filter((m) => m.to).map((m) => m.to));
+  const r = reviewOf();
+  const p = r && r.plies[ui.view.ply];
+  if (p) for (const c of [p.played_cells, p.best_cells]) for (const x of [c.from, c.to]) if (x) cells.push(x);
+  return cells;
+}
+
 // Re-fit only when a tile or destination has left the visible area (keeps the user's pan).
 function keepInView() {
   const svg = $("board");
   const w = svg.clientWidth, h = svg.clientHeight, z = ui.zoom;
-  const cells = ui.view.tiles.map((t) => t.cell).concat(ui.view.legal_moves.filter((m) => m.to).map((m) => m.to));
+  const cells = viewCells();
   const out = cells.some((c) => {
     const [x, y] = pixel(c);
     const sx = z.x + z.k * x, sy = z.y + z.k * y;
@@ -618,6 +627,7 @@ function renderReviewMarks() {
 // ----- actions ---------------------------------------------------------------------------
 function showState(state, fit = false) {
   ui.target = null;
+  $("game-type").value = state.game_type;
   ui.game = state;
   ui.view = state;
   ui.selected = null;
