@@ -353,6 +353,7 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         except UnknownPlayerError as e:
             raise SessionError(400, str(e)) from None
         session = store.create(owner, game, seats, seed=body.seed)
+        reviews.forget(store.has)  # the review of a game this one replaced goes with it
         return await cheap(session.snapshot().state)
 
     @app.get("/api/games/{gid}", summary="The position (live, or after `ply` plies)")

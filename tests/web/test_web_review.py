@@ -167,3 +167,16 @@ def test_a_client_has_one_review_at_a_time_and_the_server_a_bounded_number(tmp_p
 def test_record_text_with_separators_or_controls_is_refused(client, bad):
     r = client.post("/api/games", json={"record": f"Base;InProgress;White[2];wS1;{bad}bS1 wS1-"})
     assert r.status_code == 422 and f"U+{ord(bad):04X}" in r.json()["detail"], r.text
+
+
+def test_a_game_replaced_by_a_new_one_takes_its_review_with_it(tmp_path):
+    from hive_env.game_records import read_game
+
+    save_checkpoint(tmp_path / "ckpt_1.pt", build_model("tiny"))
+    text = read_game(RECORDS / "mzinga.pgn").game.game_string()
+    with TestClient(create_app(tmp_path, per_client=1)) as client:
+        gid = load(client, game_string=text)["id"]
+        assert client.post(f"/api/games/{gid}/review", json={"sims": 800}).status_code == 202
+        job = client.app.state.reviews.get(gid)
+        load(client, game_type="Base")  # the client's cap is 1: this replaces the reviewed game
+        assert job.cancel.is_set() and client.app.state.reviews.get(gid) is None
