@@ -94,7 +94,7 @@ def test_make_and_score_through_the_command_line(tmp_path):
     assert "bad.txt:1: not a suite line" in done.stderr
 
 
-@pytest.mark.parametrize(("kind", "every"), [("win1", 1), ("defend", 4),
+@pytest.mark.parametrize(("kind", "every"), [("win1", 1), pytest.param("defend", 4, marks=pytest.mark.slow),
                                              pytest.param("defend", 1, marks=pytest.mark.slow)])
 def test_the_shipped_player_solves_every_win_in_one_and_defence_at_default_simulations(kind, every):
     # every defence takes a minute: the default suite checks every fourth, make test-slow all
