@@ -3,6 +3,8 @@ a new step counter, a fresh replay, a warm restart; refusals; the lineage's tota
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -95,20 +97,30 @@ def test_shipped_names_the_network_of_the_runs_game_type():
         resolve("shipped", "Base+M")
 
 
-def test_a_network_without_a_lineage_is_a_root_with_its_cards_minutes(tmp_path):
-    state = read_checkpoint(shipped.CHECKPOINT)
-    root = parent_of(shipped.CHECKPOINT, state)
-    card = shipped.card()
+def test_a_network_without_a_lineage_is_a_root_with_its_cards_minutes(tmp_path, monkeypatch):
+    """A network shipped before lineages were recorded (as the first Base network was): a root,
+    with the training minutes its model card gives."""
+    from models.gnn import HiveGNN, ModelConfig
+
+    shipped_state = read_checkpoint(shipped.CHECKPOINT)
+    network = HiveGNN(ModelConfig(**shipped_state["model_config"]))
+    old = save_checkpoint(tmp_path / "old.pt", network, step=50001)
+    state = read_checkpoint(old)
+    assert "lineage" not in state
+    card = {"step": 50001, "game_type": "Base", "run": {"wall_minutes": 145.2}}
+    monkeypatch.setattr(shipped, "card_of", lambda path: card if Path(path) == old else None)
+    root = parent_of(old, state)
     assert root.totals == Totals(card["step"], None, card["run"]["wall_minutes"], 0.0)
     assert root.generations == 1 and root.game_type == "Base"
+    monkeypatch.setattr(shipped, "card_of", lambda path: None)
+    assert parent_of(old, state).totals == Totals(50001, None, 0.0, 0.0)  # not shipped: no minutes known
+    monkeypatch.setattr(shipped, "card_of", lambda path: card if Path(path) == old else None)
     entry = lineage(root, "Base", steps=10, positions=500, train_minutes=1.5, eval_minutes=0.5)
     assert entry["totals"]["steps"] == card["step"] + 10
     assert entry["totals"]["positions"] is None  # the root did not record its positions
     assert entry["parent"]["sha256"] == root.sha256 and len(root.sha256) == 64
     # a grandchild lists its ancestors, nearest first
     child = tmp_path / "child.pt"
-    from models.gnn import HiveGNN, ModelConfig
-
     save_checkpoint(child, HiveGNN(ModelConfig(**state["model_config"])), step=10, lineage=entry)
     grand = lineage(parent_of(child, read_checkpoint(child)), "Base", 5, 100, 1.0, 0.0)
     assert grand["generations"] == 3 and grand["totals"]["steps"] == card["step"] + 15
