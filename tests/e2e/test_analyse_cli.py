@@ -43,6 +43,7 @@ def test_the_game_of_a_file_and_the_network_are_chosen(tmp_path):
     assert "(pgn, " in done.stdout and "8 simulations a position" in done.stdout
 
 
+@pytest.mark.slow  # moved for the default suite's 10 minutes
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("this is not a game\n")

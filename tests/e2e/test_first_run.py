@@ -117,6 +117,7 @@ def test_a_terminal_gets_a_bar_and_no_lines():
 # ----- hive-train, as a log file sees it ----------------------------------------------------------------
 
 
+@pytest.mark.slow  # moved for the default suite's 10 minutes
 def test_hive_train_into_a_pipe_says_where_and_what_in_plain_lines(tmp_path):
     run_dir = tmp_path / "run"
     cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import signal
 
+import pytest
+
 from hive_env import Game
 from search.checkpoint import load_model
 
@@ -25,6 +27,7 @@ def test_smoke_run_leaves_checkpoint_events_records_and_config(smoke_run):
     assert (run_dir / "checkpoints" / "best.pt").exists()
 
 
+@pytest.mark.slow  # moved for the default suite's 10 minutes
 def test_killed_run_resumes_with_counters_and_replay_intact(tmp_path):
     run_dir = tmp_path / "resume"
     overrides = ("train.steps=40", "train.checkpoint_every=10", "eval.every=0", "eval.final_games=2")
@@ -49,6 +52,7 @@ def test_killed_run_resumes_with_counters_and_replay_intact(tmp_path):
     assert last["trainer"]["train_step"] == 40
 
 
+@pytest.mark.slow  # moved for the default suite's 10 minutes
 def test_a_wall_clock_budget_ends_the_run_with_its_final_checkpoint(tmp_path):
     run_dir = tmp_path / "budget"
     overrides = ("selfplay.workers=0", "train.steps=100000", "train.max_minutes=0.1", "eval.every=0",
