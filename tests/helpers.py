@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -207,3 +210,36 @@ def match_records(*pairings: tuple[int, int, int, int, int]) -> list[dict[str, o
             records.append({"id": f"{i}v{j}-{k}", "white_index": i, "black_index": j, "white_score": score,
                             "round": k // 2})
     return records
+
+
+def assert_refused(r, status: int, *words: str) -> str:
+    """A hive-web reply that refuses: ``status``, a one-line ``detail`` holding ``words``."""
+    assert r.status_code == status, r.text
+    detail = r.json()["detail"]
+    assert isinstance(detail, str) and detail and "\n" not in detail, detail
+    for w in words:
+        assert w in detail, detail
+    return detail
+
+
+@contextlib.contextmanager
+def serving(app, limits=None) -> Iterator[int]:
+    """``app`` served by hive-web's server (:func:`web.make_server`, ``limits``: a
+    ``web.ServerLimits``) on a free port of 127.0.0.1; yields the port."""
+    from web import ServerLimits, make_server
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = make_server(app, "127.0.0.1", port, limits or ServerLimits())
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started, "hive-web did not start"
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated
@@ -80,8 +81,6 @@ def record_text(text: str) -> str:
     names may be any language's), else ValueError naming the first other character. Line and
     paragraph separators (U+2028, U+2029) and control characters are refused: a reader that
     splits lines on them would see lines the client did not write."""
-    import unicodedata
-
     for ch in text:
         if ch in "\n\r\t":
             continue

@@ -23,7 +23,7 @@ from hive_env import PASS, Game
 from hive_env.board import move_dest
 from search.review import THRESHOLDS, GameReview, Network, review_game
 
-from .view import Frame, move_cells, position_at
+from .view import Frame, move_cells
 
 MAX_REVIEW_SIMS = 800
 """Most simulations a position one review may ask for."""
@@ -59,21 +59,23 @@ class ReviewJob:
         return out
 
 
-def _cells(position: Game, move_text: str) -> dict:
-    """``move_cells`` of a MoveString in ``position``, in the frame the page draws that position in."""
-    move = position.parse_move(move_text)
+def _cells(position: Game, move: int) -> dict:
+    """``move_cells`` of an encoded move in ``position``, in the frame the page draws that
+    position in, with its MoveString."""
     cells = move_cells(position, move, Frame(position.board, [] if move == PASS else [move_dest(move)]))
-    return {"move": move_text, **cells}
+    return {"move": position.move_string(move), **cells}
 
 
 def review_result(game: Game, review: GameReview) -> dict:
     """The JSON of a finished review: the marks of :mod:`search.review` per ply, White's expected
-    score at each position, and the cells of the played and the best move of each position."""
+    score at each position, and the cells of the played and the best move of each position (the
+    game replayed once from its start)."""
     plies = []
-    for p in review.plies:
-        position = position_at(game, p.ply)
-        plies.append({**asdict(p), "played_cells": _cells(position, p.played),
-                      "best_cells": _cells(position, p.best)})
+    position = Game(game.game_type)
+    for p, move in zip(review.plies, game.moves, strict=True):
+        plies.append({**asdict(p), "played_cells": _cells(position, int(move)),
+                      "best_cells": _cells(position, position.parse_move(p.best))})
+        position.play(int(move))
     return {"plies_reviewed": plies, "white_scores": review.white_scores(),
             "thresholds": dict(THRESHOLDS)}
 

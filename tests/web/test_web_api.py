@@ -16,7 +16,7 @@ from search.alphazero_player import DEFAULT_LEAVES
 from search.checkpoint import save_checkpoint
 from web import create_app
 
-from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
+from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE, assert_refused
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +43,6 @@ def new_game(client, **body) -> dict:
     assert r.status_code == 201, r.text
     return r.json()
 
-
-def assert_refused(r, status: int, *words: str) -> str:
-    assert r.status_code == status, r.text
-    detail = r.json()["detail"]
-    assert isinstance(detail, str) and detail and "\n" not in detail, detail
-    for w in words:
-        assert w in detail, detail
-    return detail
 
 
 # ----- the endpoints --------------------------------------------------------------------------

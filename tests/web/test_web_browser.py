@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 
 import pytest
 
@@ -22,7 +19,7 @@ from hive_env import Game
 from models.gnn import build_model
 from search.checkpoint import save_checkpoint
 
-from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
+from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE, serving
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -38,27 +35,15 @@ def _missing(what: str):
 def server(tmp_path_factory):
     """hive-web on a free port, serving a tiny untrained checkpoint; yields its URL."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (hive-web's server)
 
         from web import create_app
     except ImportError as e:
         _missing(f"a server package ({e.name})")
     models = tmp_path_factory.mktemp("models")
     save_checkpoint(models / "tiny" / "ckpt_1.pt", build_model("tiny"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(models, sims=16), host="127.0.0.1", port=port,
-                                        log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert srv.started, "hive-web did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with serving(create_app(models, sims=16)) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

@@ -25,12 +25,12 @@ import web.players
 from hive_env import Game
 from models.gnn import build_model
 from search.checkpoint import read_checkpoint, save_checkpoint
-from web import SearchRefusedError, SearchSlots, ServerLimits, create_app, make_server
+from web import SearchRefusedError, SearchSlots, ServerLimits, create_app
 from web.owners import COOKIE
 from web.players import open_inside
 from web.sessions import MAX_PLIES
 
-from helpers import ROOT, long_game
+from helpers import ROOT, assert_refused, long_game, serving
 
 HUMANS = {"white": "human", "black": "human"}
 ENGINE_FIRST = {"white": "alphabeta-1", "black": "human"}
@@ -48,14 +48,6 @@ def owner(name: str) -> dict:
 
 ALICE, BOB = owner("alice"), owner("bob")
 
-
-def assert_refused(r, status: int, *words: str) -> str:
-    assert r.status_code == status, r.text
-    detail = r.json()["detail"]
-    assert isinstance(detail, str) and detail and "\n" not in detail, detail
-    for w in words:
-        assert w in detail, detail
-    return detail
 
 
 class SlowPlayer:
@@ -457,26 +449,6 @@ def test_new_game_fields_are_strictly_typed(client, body):
 
 
 # ----- 6. connections: the real server, on 127.0.0.1 -------------------------------------------------
-@contextlib.contextmanager
-def serving(app, limits: ServerLimits | None = None):
-    """``app`` served by :func:`web.make_server` on a free port of 127.0.0.1; yields the port."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = make_server(app, "127.0.0.1", port, limits or ServerLimits())
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started, "hive-web did not start"
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
 def read_reply(sock: socket.socket, timeout: float) -> bytes:
     """Everything the server sends until it closes the connection (or ``timeout``)."""
     sock.settimeout(timeout)
