@@ -5,6 +5,7 @@
     hive-arena sprt A B --elo0 0 --elo1 20     A against B until the SPRT decides
     hive-arena ladder PLAYER                   PLAYER against the fixed ladder (arena.ladder)
     hive-arena plot RESULTS_DIR... --out ratings.png
+    hive-arena compare LADDER_DIR... --labels L... --out ladders.png   ladders side by side
 
 Players are spec strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
 ``alphazero:ckpt=PATH,sims=N``). Rerunning a command resumes it from its results directory.
@@ -69,6 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
                           "anchors re-anchored through a shared player, else refused), checkpoints by step.")
     plot.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
     plot.add_argument("--out", default="ratings.png", help="PNG file (default ratings.png)")
+    compare = sub.add_parser("compare", help="ladders side by side as a PNG (an ablation's arms)",
+                             description="Each LADDER_DIR's scores against every opponent and its Elo "
+                             "relative to the common anchor, one row per ladder (ladders with other "
+                             "anchors are refused).")
+    compare.add_argument("dirs", nargs="+", metavar="LADDER_DIR")
+    compare.add_argument("--labels", nargs="+", metavar="LABEL",
+                         help="one per LADDER_DIR (default: the players' names)")
+    compare.add_argument("--title", help="the plot's title")
+    compare.add_argument("--out", default="ladders.png", help="PNG file (default ladders.png)")
     return parser
 
 
@@ -128,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
             from .plot import plot_ratings  # matplotlib only when plotting
 
             print(f"wrote {plot_ratings(args.dirs, args.out)}")
+            return 0
+        if args.command == "compare":
+            from .ladder_plot import plot_ladders  # matplotlib only when plotting
+
+            print(f"wrote {plot_ladders(args.dirs, args.out, args.labels, args.title)}")
             return 0
         config = config_from_args(args)  # checked as it is built
         out = args.out or default_out_dir(config)
