@@ -141,8 +141,6 @@ def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
     left.set_xlabel("score against each opponent, % (95% interval)", fontsize=10)
     left.set_yticks(rows)
     left.set_yticklabels([arm.label for arm in data.arms], fontsize=10)
-    left.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.5 / (1 + 0.45 * n) - 0.12),
-                ncol=min(4, len(data.opponents)), borderaxespad=0.0)
     for row, arm in zip(rows, data.arms, strict=True):
         if not math.isfinite(arm.elo):
             continue
@@ -159,7 +157,11 @@ def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
     fig.suptitle(title or f"Ladders compared (anchor {short_name(data.anchor)})", fontsize=12)
     if data.notes:
         fig.text(0.01, 0.005, "\n".join(data.notes), fontsize=8.5, va="bottom", ha="left")
-    fig.tight_layout()
+    bottom = (0.35 + 0.15 * len(data.notes)) / (1.6 + 0.7 * n)  # inches kept under the axes
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    handles, names = left.get_legend_handles_labels()
+    fig.legend(handles, names, fontsize=8, loc="lower center", ncol=min(4, len(data.opponents)),
+               bbox_to_anchor=(0.5, 0.15 * len(data.notes) / (1.6 + 0.7 * n)))  # above the notes
     return fig
 
 
