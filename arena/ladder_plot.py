@@ -4,7 +4,7 @@ An ablation ends in one ladder per arm (``hive-arena ladder``, each writing ``la
 this draws them together: on the left each arm's score against every opponent (a point with its
 95% interval, one colour per opponent), on the right its Elo relative to the ladders' common
 anchor with the interval. Arms are rows, in the order given, labelled by ``labels`` (default:
-the player's short name). Ladders with other anchors are refused (their Elo would not be on
+the players' short names, told apart). Ladders with other anchors are refused (their Elo would not be on
 one scale), as are directories without a ``ladder.json``; an unrated arm (no Elo) gets no point
 on the right and a note under the plot.
 """
