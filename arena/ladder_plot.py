@@ -47,8 +47,9 @@ class CompareData:
     notes: list[str] = field(default_factory=list)
 
 
-def _number(x: Any) -> float:
-    return float(x) if isinstance(x, int | float) else math.nan
+def _number(x: Any, default: float = math.nan) -> float:
+    """``x`` as a float, ``default`` where ``ladder.json`` has null (a number that was not finite)."""
+    return float(x) if isinstance(x, int | float) else float(default)
 
 
 def read_ladder(path: str | Path) -> dict[str, Any]:
@@ -117,7 +118,8 @@ def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
 
     data = compare_data(dirs, labels)
     n = len(data.arms)
-    fig = Figure(figsize=(12, 1.6 + 0.7 * n), dpi=120)
+    height = 1.6 + 0.7 * n  # inches
+    fig = Figure(figsize=(12, height), dpi=120)
     left, right = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 2]})
     colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     rows = list(range(n))[::-1]  # the first arm on top
@@ -132,8 +134,8 @@ def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
             score = 100 * s["score"]
             xs.append(score)
             ys.append(row + offset)
-            err[0].append(score - 100 * _nan_to(s.get("score_lo"), s["score"]))
-            err[1].append(100 * _nan_to(s.get("score_hi"), s["score"]) - score)
+            err[0].append(score - 100 * _number(s.get("score_lo"), s["score"]))
+            err[1].append(100 * _number(s.get("score_hi"), s["score"]) - score)
         left.errorbar(xs, ys, xerr=err, fmt="o", capsize=2, markersize=4, color=colours[j % len(colours)],
                       label=f"vs {short_name(opponent)}")
     left.axvline(50, color="grey", linewidth=0.8, linestyle=":")
@@ -157,16 +159,13 @@ def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
     fig.suptitle(title or f"Ladders compared (anchor {short_name(data.anchor)})", fontsize=12)
     if data.notes:
         fig.text(0.01, 0.005, "\n".join(data.notes), fontsize=8.5, va="bottom", ha="left")
-    bottom = (0.35 + 0.15 * len(data.notes)) / (1.6 + 0.7 * n)  # inches kept under the axes
+    notes = 0.15 * len(data.notes) / height  # the notes' share of the height, at the bottom
+    bottom = 0.35 / height + notes  # the legend's and the notes' share, kept under the axes
     fig.tight_layout(rect=(0, bottom, 1, 1))
     handles, names = left.get_legend_handles_labels()
     fig.legend(handles, names, fontsize=8, loc="lower center", ncol=min(4, len(data.opponents)),
-               bbox_to_anchor=(0.5, 0.15 * len(data.notes) / (1.6 + 0.7 * n)))  # above the notes
+               bbox_to_anchor=(0.5, notes))  # above the notes
     return fig
-
-
-def _nan_to(x: Any, default: float) -> float:
-    return float(x) if isinstance(x, int | float) else float(default)
 
 
 def plot_ladders(dirs: list[str | Path], out: str | Path = "ladders.png", labels: list[str] | None = None,

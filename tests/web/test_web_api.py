@@ -44,7 +44,6 @@ def new_game(client, **body) -> dict:
     return r.json()
 
 
-
 # ----- the endpoints --------------------------------------------------------------------------
 def test_players_are_an_allow_list_by_id(client, models_dir):
     r = client.get("/api/players")

@@ -49,7 +49,6 @@ def owner(name: str) -> dict:
 ALICE, BOB = owner("alice"), owner("bob")
 
 
-
 class SlowPlayer:
     """An engine that thinks ``delay`` seconds (asleep), then plays the first legal move."""
 
