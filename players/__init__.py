@@ -5,6 +5,7 @@
 - ``simple``: ``random`` and ``greedy``
 - ``heuristic``: the compiled Hive evaluation (queen pressure, mobility, pins)
 - ``alphabeta``: compiled iterative-deepening alpha-beta and its player
+- ``clock``: game clocks (base + increment) and the time manager that shares them out
 - ``uhp_client``: an external UHP engine as a player
 - ``uhp_server``: this project as a UHP engine (the ``hive-uhp`` state machine)
 - ``terminal``: a person typing moves against a player (the ``hive-play`` game)

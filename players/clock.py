@@ -1,0 +1,108 @@
+"""Game clocks: base time plus an increment a move, and the time manager that shares them out.
+
+A clock control ``BASE+INC`` (seconds: ``60+1``, ``300``, ``0.5+0.1``) gives each side ``BASE``
+seconds for the whole game and adds ``INC`` after each of its moves, the way tournaments and
+boardspace.net play. :class:`GameClock` keeps both sides' time; :func:`move_share` is the time
+manager: how many of the seconds left one move may take. The arena gives each move of a clock
+game that share as its time budget (an external engine gets it as ``bestmove``'s time) and
+charges the side what its move really took; a side whose clock falls below zero loses on time.
+
+The share: the time left (less :data:`RESERVE_S`) over :data:`MOVES_TO_GO`, plus the increment,
+never more than :data:`MAX_FRACTION` of what is left, so a player that spends its whole share
+(ours spend ``TIME_SHARE`` of it) never runs its clock out: after each move at least
+``1 - MAX_FRACTION`` of the usable time stays. With ``60+1``: 3.4 s for the first move, settling
+near the increment in long games.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+MOVES_TO_GO = 25
+"""Moves a side is assumed still to play (Hive games last about 30 moves a side)."""
+RESERVE_S = 0.05
+"""Seconds of the clock never planned for: the process and protocol overhead of a move."""
+MAX_FRACTION = 0.5
+"""The most of the usable time left that one move's share may be."""
+MIN_SHARE_S = 0.01
+"""The least share a move gets while any time is left (capped at half of what is left)."""
+
+_CONTROL = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+)\s*)?$")
+
+
+class ClockError(ValueError):
+    """A clock control that is not ``BASE+INC`` seconds (a one-line message)."""
+
+
+@dataclass(frozen=True)
+class ClockControl:
+    """``base_s`` seconds for the game, ``increment_s`` added after each move."""
+
+    base_s: float
+    increment_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.base_s) and math.isfinite(self.increment_s)) or self.base_s <= 0 \
+                or self.increment_s < 0:
+            raise ClockError(f"a clock needs base > 0 and increment >= 0 seconds (got {self.base_s:g}+"
+                             f"{self.increment_s:g})")
+
+    @classmethod
+    def parse(cls, text: str) -> ClockControl:
+        """``"60+1"`` -> ``ClockControl(60, 1)``; ``"300"`` has no increment.
+
+        Raises:
+            ClockError: not ``BASE[+INC]`` in seconds, or a base of 0.
+        """
+        m = _CONTROL.match(text) if isinstance(text, str) else None
+        if m is None:
+            raise ClockError(f"bad clock {text!r}: expected BASE+INC in seconds, e.g. 60+1 or 300")
+        return cls(float(m.group(1)), float(m.group(2) or 0.0))
+
+    def __str__(self) -> str:
+        return f"{self.base_s:g}+{self.increment_s:g}"
+
+
+def move_share(remaining_s: float, increment_s: float = 0.0) -> float:
+    """The seconds one move may take with ``remaining_s`` on the clock (module docstring): 0 when
+    the clock has run out."""
+    if remaining_s <= 0:
+        return 0.0
+    usable = max(remaining_s - RESERVE_S, 0.0)
+    share = min(usable / MOVES_TO_GO + increment_s, MAX_FRACTION * usable)
+    return max(share, min(MIN_SHARE_S, 0.5 * remaining_s))
+
+
+@dataclass
+class GameClock:
+    """Both sides' clocks in one game (index 0 White, 1 Black).
+
+    ``remaining`` is each side's time left, in seconds; :meth:`charge` takes a move's time off
+    the mover's clock and adds the increment, unless the clock ran out (a flag fall: the caller
+    ends the game as a loss on time for that side).
+    """
+
+    control: ClockControl
+    remaining: list[float] = field(default_factory=list)
+    flagged: int | None = None
+    """The side whose clock ran out, or None."""
+
+    def __post_init__(self) -> None:
+        if not self.remaining:
+            self.remaining = [self.control.base_s, self.control.base_s]
+
+    def share(self, side: int) -> float:
+        """The time manager's seconds for ``side``'s next move (:func:`move_share`)."""
+        return move_share(self.remaining[side], self.control.increment_s)
+
+    def charge(self, side: int, seconds: float) -> bool:
+        """Take ``seconds`` off ``side``'s clock; True (and :attr:`flagged` set) when that ran
+        it out, else the increment is added."""
+        self.remaining[side] -= seconds
+        if self.remaining[side] < 0:
+            self.flagged = side
+            return True
+        self.remaining[side] += self.control.increment_s
+        return False
