@@ -95,7 +95,10 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
 
     try:
         if counts.decision is None:
-            (executor or execute)(pending, workers, handle, modules)
+            if executor is None:  # timed matches: one core a side (arena.executor)
+                execute(pending, workers, handle, modules, pin=config.thread_limit() == 1)
+            else:
+                executor(pending, workers, handle, modules)
     except BaseException:
         if records:
             try:

@@ -45,7 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     arg("--anchor", help="player rated 0 (default random if playing, else B for sprt, else the first)")
     arg("--ply-cap", type=int, default=DEFAULT_PLY_CAP,
         help=f"a game reaching this ply is a draw (default {DEFAULT_PLY_CAP})")
-    arg("--time", type=float, help="seconds per move for every player (overrides specs)")
+    arg("--time", type=float, help="seconds per move for every player (a spec's own time= wins: time odds)")
+    arg("--clock", metavar="BASE+INC",
+        help="a game clock instead: BASE seconds a side plus INC after each move (e.g. 60+1); a time manager "
+             "shares each side's clock out over its moves, a side whose clock runs out loses on time")
+    arg("--threads", type=int, metavar="N",
+        help="search threads asked of each side (default: 1 with --time or --clock, one core a side, each "
+             "worker pinned to its own core where there are enough; else each player's own)")
     arg("--depth", type=int, help="search depth for every player (overrides specs)")
     arg("--sims", type=int, help="MCTS simulations per move for every player (overrides specs)")
     arg("--elo-prior", type=float, default=1.0, help="virtual draws per pairing (default 1)")
@@ -127,7 +133,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         extra = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
         games = args.max_games
     return ArenaConfig(args.command, tuple(players), games, args.game_type, args.openings, args.seed,
-                       args.ply_cap, args.time, args.depth, args.sims, **extra)
+                       args.ply_cap, args.time, args.depth, args.sims, clock=args.clock, threads=args.threads,
+                       **extra)
 
 
 def main(argv: list[str] | None = None) -> int:

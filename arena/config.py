@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from hive_env.outcome import DEFAULT_PLY_CAP
-from players import Budget, Player, PlayerSpecError, player_label
+from players import Budget, Player, PlayerSpecError, parse_spec, player_label
+from players.clock import ClockControl, ClockError
 
 from .sprt import Sprt
 
@@ -42,7 +43,14 @@ class ArenaConfig:
         seed: seeds the random openings and every player.
         ply_cap: a game still going at this ply (counted from the empty board) is a draw.
         time_s, depth, sims: a budget for every move of every player; all None: each player's
-            own default (from its spec).
+            own default (from its spec). A spec's own ``time=`` overrides ``time_s`` for that
+            player (time odds: ``alphazero:time=1`` against ``uhp:...,time=3``).
+        clock: a game clock ``"BASE+INC"`` seconds (``players.clock``) instead of a budget a move:
+            each side's moves share its clock, and a side whose clock runs out loses.
+        threads: search threads asked of each side (external engines: UHP ``NumThreads``, unless
+            the spec sets ``threads=``; our players search on one). None: 1 in a timed match
+            (``time_s`` or ``clock``: one core a side, and each worker process pinned to a core
+            of its own where the machine has one per worker), else each player's own.
         elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only).
     """
 
@@ -60,6 +68,8 @@ class ArenaConfig:
     elo1: float = 20.0
     alpha: float = 0.05
     beta: float = 0.05
+    clock: str | None = None
+    threads: int | None = None
     player_objects: Mapping[str, Player] = field(default_factory=dict, compare=False, repr=False)
     """The :class:`Player` objects among the players, by label (filled from ``players``)."""
 
@@ -92,11 +102,46 @@ class ArenaConfig:
             raise ArenaError(f"seed must be >= 0 and ply cap >= 1 (got {self.seed}, {self.ply_cap})")
         if any(v is not None and not v > 0 for v in (self.time_s, self.depth, self.sims)):
             raise ArenaError("budget time, depth and sims must be > 0")
+        if self.threads is not None and self.threads < 1:
+            raise ArenaError(f"threads must be >= 1 (got {self.threads})")
+        if self.clock is not None:
+            self._check_clock()
         if self.mode == "sprt":
             try:
                 self.sprt()
             except ValueError as e:
                 raise ArenaError(str(e)) from None
+
+    def _check_clock(self) -> None:
+        """A clock replaces every other budget: one control for both sides, no spec ``time=``."""
+        try:
+            control = ClockControl.parse(self.clock)
+        except ClockError as e:
+            raise ArenaError(str(e)) from None
+        object.__setattr__(self, "clock", str(control))
+        if any(v is not None for v in (self.time_s, self.depth, self.sims)):
+            raise ArenaError("a clock replaces the budget a move: give --clock without --time, --depth "
+                             "or --sims")
+        timed = [p for p in self.players if p not in self.player_objects and spec_time(p) is not None]
+        if timed:
+            raise ArenaError(f"{timed[0]}: a spec's time= is a budget a move; with a clock every move's "
+                             "time comes from the clock")
+
+    def thread_limit(self) -> int | None:
+        """The threads asked of each side: ``threads``, else 1 in a timed match (``time_s`` or a
+        clock), else None (each player's own)."""
+        if self.threads is not None:
+            return self.threads
+        return 1 if self.time_s is not None or self.clock is not None else None
+
+    def side_budget(self, player: str) -> Budget | None:
+        """The budget a move of ``player`` (a spec or label): the arena's, with the spec's own
+        ``time=`` in place of its time."""
+        own = None if player in self.player_objects else spec_time(player)
+        budget = self.budget()
+        if own is None:
+            return budget
+        return Budget(time_s=own, depth=self.depth, sims=self.sims)
 
     @property
     def rounds(self) -> int:
@@ -122,10 +167,24 @@ class ArenaConfig:
         its label."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "player_objects"}
         out["players"] = list(self.players)
+        del out["threads"]
+        if self.thread_limit() is not None:  # absent in untimed arenas (older ones resume)
+            out["threads"] = self.thread_limit()
+        if self.clock is None:
+            del out["clock"]
         if self.mode != "sprt":
             for key in ("elo0", "elo1", "alpha", "beta"):
                 del out[key]
         return out
+
+
+def spec_time(spec: str) -> float | None:
+    """The ``time=`` of a spec (seconds), or None when it gives none or is no spec."""
+    try:
+        text = parse_spec(spec)[1].get("time")
+        return float(text) if text is not None else None
+    except (PlayerSpecError, ValueError):
+        return None
 
 
 def default_out_dir(config: ArenaConfig, root: str | Path = "runs/arena") -> Path:

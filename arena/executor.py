@@ -4,6 +4,12 @@ Games run in-process (``workers=1``) or in a ``ProcessPoolExecutor`` of fresh (s
 CUDA-safe) processes. Those know the kinds registered by ``players.registry`` and import the
 module of each player's class first, so a kind registered next to its class is known too.
 Workers ignore Ctrl-C (the parent handles it and stops them) and exit when the parent dies.
+
+**One core a side.** With ``pin`` (the arena's timed matches) and at least as many cores as
+workers, each worker process is pinned to a core of its own (``os.sched_setaffinity``), its
+external engines with it (a child inherits the affinity), and numba's threads are limited to one:
+the two sides of a game take turns on that core and no game takes time from another. With fewer
+cores than workers nothing is pinned (each record's ``cpus`` shows it).
 """
 
 from __future__ import annotations
@@ -28,24 +34,41 @@ Executor = Callable[[Iterator[GameTask], int, Callable[[dict[str, Any]], bool], 
 (``training.ray_arena.ray_executor``: Ray tasks on a cluster)."""
 
 
+def pinning_cores(workers: int) -> list[int] | None:
+    """One core per worker from those this process may use, or None when there are too few."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return None
+    return cores[:workers] if workers > 1 and len(cores) >= workers else None
+
+
 def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str, Any]], bool],
-            modules: Sequence[str] = ()) -> None:
+            modules: Sequence[str] = (), pin: bool = False) -> None:
     """Play ``tasks``, calling ``handle(record)`` in this process as each game finishes.
 
     ``handle`` returns False to stop taking new tasks (games already running still finish and
     are handled). On an exception (from a game, from ``handle``, Ctrl-C) unfinished games are
     abandoned: the worker processes are stopped and the exception propagates. Worker processes
     import ``modules`` first (where player kinds beyond ``players.registry`` are registered).
+    ``pin``: each worker on a core of its own where there are enough (module docstring).
     """
     if workers <= 1:
         for task in tasks:
             if not handle(play_game(task)):
                 return
         return
+    context = multiprocessing.get_context("spawn")
+    cores = pinning_cores(workers) if pin else None
+    free = None
+    if cores is not None:
+        free = context.Queue()
+        for core in cores:
+            free.put(core)
     with _unimportable_main_hidden():
         before = set(multiprocessing.active_children())
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init_worker, initargs=(sorted(set(modules)), os.getpid()))
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                                   initargs=(sorted(set(modules)), os.getpid(), free))
         try:
             running = {pool.submit(play_game, t) for t in islice(tasks, workers)}
             going = True
@@ -63,11 +86,17 @@ def execute(tasks: Iterator[GameTask], workers: int, handle: Callable[[dict[str,
         pool.shutdown()
 
 
-def _init_worker(modules: list[str], parent: int) -> None:
+def _init_worker(modules: list[str], parent: int, free_cores: Any = None) -> None:
     """Set up a pool worker; ``parent`` is the arena's pid, taken there (a parent that died while
-    this worker started would already be replaced by init in ``os.getppid()`` here)."""
+    this worker started would already be replaced by init in ``os.getppid()`` here);
+    ``free_cores``: a queue of cores, one taken to pin this worker to (None: not pinned)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    if free_cores is not None:
+        import numba
+
+        os.sched_setaffinity(0, {free_cores.get(timeout=60)})
+        numba.set_num_threads(1)
     for name in modules:
         importlib.import_module(name)
 

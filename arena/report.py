@@ -17,6 +17,14 @@ statistics over the moves that report them), and per pairing each side's, so an 
 result shows that the time was equal. Unknown (old records, players that report nothing):
 blank in the CSVs, null in ``summary.json``.
 
+**How games ended and under what conditions.** Every pairing counts its games' terminations
+(``arena.terminations``: queen surrounded, repetition, ply cap, time forfeit, engine crash...;
+``summary.json`` and ``pairings.csv``), and every player its search threads as the records show
+them, so a reader sees that each side searched on one core (``threads`` in ``ratings.csv`` and
+``summary.json``; ``?`` where a player cannot say, e.g. an engine without ``NumThreads``). The
+printed report opens with the conditions: the budget (seconds a move, each spec's own ``time=``,
+or the clock), the threads and whether the games' processes were pinned to a core each.
+
 Players appear under their short names (``players.registry.short_names``: ``name=`` from the
 spec, or e.g. ``az@1200`` for a checkpoint) in tables, CSVs and progress text; ``ratings.csv``
 and ``summary.json`` also give each player's full spec (``spec``), and ``config.json`` and
@@ -41,6 +49,7 @@ from players.registry import short_names
 
 from .config import ArenaConfig
 from .ratings import PRIOR_DRAWS, EloFit, PairingStats, fit_elo, pairing_stats, tally
+from .terminations import TERMINATIONS, termination_of
 
 
 # ----- tallies and report -------------------------------------------------------------------
@@ -69,6 +78,13 @@ class ArenaReport:
     decided_after: int = 0
     prior_draws: float = PRIOR_DRAWS
     """The rating model's virtual draws per pairing, in the pairings and the fit alike."""
+    terminations: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
+    """``(i, j)`` of :meth:`ArenaConfig.pairings`: how its games ended, by termination."""
+    threads: list[str] = field(default_factory=list)
+    """Per player: its search threads over its games (``"1"``, ``"1-2"``, ``"?"`` unknown)."""
+    pinned: str = ""
+    """How the games' processes ran: ``"pinned"`` (one core each), ``"not pinned"``, ``"mixed"``
+    or ``""`` (records from before it was recorded)."""
 
     @property
     def games_done(self) -> int:
@@ -202,6 +218,48 @@ def per_move_means(n: int, records: list[dict[str, Any]]
     return [t.means() for t in players], {key: t.means() for key, t in pairs.items()}
 
 
+def termination_counts(config: ArenaConfig, records: list[dict[str, Any]]
+                       ) -> dict[tuple[int, int], dict[str, int]]:
+    """Per pairing (``config.pairings()``, both colours), its games by termination, in the
+    vocabulary's order (older records' words translated: ``arena.terminations``)."""
+    counts: dict[tuple[int, int], dict[str, int]] = {pair: {} for pair in config.pairings()}
+    for record in records:
+        w, b = record["white_index"], record["black_index"]
+        pair = (w, b) if (w, b) in counts else (b, w)
+        if pair in counts:
+            word = termination_of(record) or "unknown"
+            counts[pair][word] = counts[pair].get(word, 0) + 1
+    order = {w: k for k, w in enumerate(TERMINATIONS)}
+    return {pair: dict(sorted(c.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+            for pair, c in counts.items()}
+
+
+def player_threads(n: int, records: list[dict[str, Any]]) -> list[str]:
+    """Each player's search threads over its games: ``"1"``, a range ``"1-2"``, ``"?"`` when a
+    game did not know, ``""`` when no record says (older records)."""
+    seen: list[set[int | None]] = [set() for _ in range(n)]
+    for record in records:
+        threads = record.get("threads")
+        if isinstance(threads, list) and len(threads) == 2:
+            seen[record["white_index"]].add(threads[0])
+            seen[record["black_index"]].add(threads[1])
+    out = []
+    for values in seen:
+        known = sorted(v for v in values if isinstance(v, int))
+        text = "" if not known else (str(known[0]) if known[0] == known[-1] else f"{known[0]}-{known[-1]}")
+        out.append(text + ("?" if None in values else "") if values else "")
+    return out
+
+
+def pinning(records: list[dict[str, Any]]) -> str:
+    """``"pinned"`` when every recorded game ran on one core, ``"not pinned"`` when none did,
+    ``"mixed"``, or ``""`` when no record says (records from before ``cpus``)."""
+    kinds = {len(r["cpus"]) == 1 for r in records if isinstance(r.get("cpus"), list) and r["cpus"]}
+    if not kinds:
+        return ""
+    return "mixed" if len(kinds) == 2 else ("pinned" if kinds == {True} else "not pinned")
+
+
 def build_report(config: ArenaConfig, out_dir: Path, anchor: int, records: list[dict[str, Any]],
                  games_total: int, prior_draws: float = PRIOR_DRAWS) -> ArenaReport:
     """Tables and ratings from the records so far, pairings and ratings with one prior."""
@@ -215,6 +273,9 @@ def build_report(config: ArenaConfig, out_dir: Path, anchor: int, records: list[
     report.fit = fit_elo(points, games, anchor=anchor, prior_draws=prior_draws)
     report.llr, report.decision, report.decided_after = counts.llr, counts.decision, counts.decided_after
     report.per_move, report.pair_per_move = per_move_means(n, records)
+    report.terminations = termination_counts(config, records)
+    report.threads = player_threads(n, records)
+    report.pinned = pinning(records)
     report.complete = report.decision is not None or len(records) >= games_total
     return report
 
@@ -240,7 +301,8 @@ def rating_rows(report: ArenaReport) -> list[dict[str, Any]]:
                      "elo_lo": fit.lo[i], "elo_hi": fit.hi[i], "se": fit.se[i], "games": g,
                      "points": float(fit.points[i]), "score": fit.points[i] / g if g else math.nan,
                      "anchor": i == report.anchor, "rated": rated[i], "spec": players[i],
-                     **_means(report.per_move, i)})
+                     **_means(report.per_move, i),
+                     "threads": report.threads[i] if i < len(report.threads) else ""})
     return rows
 
 
@@ -258,8 +320,14 @@ def pairing_rows(report: ArenaReport) -> list[dict[str, Any]]:
              "draws": st.draws, "losses": st.losses, "score": st.score, "score_lo": st.score_lo,
              "score_hi": st.score_hi, "elo": st.elo, "elo_lo": st.elo_lo, "elo_hi": st.elo_hi,
              **pairs.get((i, j), unknown),
-             **{f"opponent_{k}": v for k, v in pairs.get((j, i), unknown).items()}}
+             **{f"opponent_{k}": v for k, v in pairs.get((j, i), unknown).items()},
+             "terminations": report.terminations.get((i, j), {})}
             for i, j, st in report.pairings]
+
+
+def _terminations_text(counts: dict[str, int]) -> str:
+    """``queen_surrounded:12;ply_cap:3`` (a CSV cell)."""
+    return ";".join(f"{word}:{n}" for word, n in counts.items())
 
 
 def _csv(rows: list[dict[str, Any]], formats: dict[str, str]) -> str:
@@ -293,7 +361,8 @@ def write_report(report: ArenaReport, prior_draws: float | None = None) -> None:
     prior_draws = report.prior_draws if prior_draws is None else prior_draws
     prior = _num(prior_draws, "g")
     ratings, pairings = rating_rows(report), pairing_rows(report)
-    write_atomic(out / "pairings.csv", _csv(pairings, _FLOATS))
+    write_atomic(out / "pairings.csv", _csv([{**r, "terminations": _terminations_text(r["terminations"])}
+                                             for r in pairings], _FLOATS))
     write_atomic(out / "ratings.csv", _csv(ratings, _FLOATS))
     def clean(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{k: _json_num(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
@@ -305,6 +374,10 @@ def write_report(report: ArenaReport, prior_draws: float | None = None) -> None:
         "rating_model": RATING_MODEL.format(prior=prior), "prior_draws": prior_draws,
         "score_interval": SCORE_INTERVAL.format(prior=prior),
         "ratings": clean(ratings), "pairings": clean(pairings),
+        "conditions": {"budget": conditions_text(report), "threads": dict(zip(report.names, report.threads,
+                                                                               strict=False)),
+                       "processes": report.pinned or None},
+        "termination_vocabulary": TERMINATIONS,
     }
     if report.config.mode == "sprt":
         sprt = report.config.sprt()
@@ -360,8 +433,49 @@ def _ratings_table(report: ArenaReport) -> str:
     shown = [k for k in MEAN_KEYS if any(math.isfinite(r[k]) for r in ratings)]
     rows = [[str(r["rank"] or "-"), r["player"], _num(r["elo"], "+.0f") if r["rated"] else "unrated",
              "anchor" if r["anchor"] else _interval(r["elo_lo"], r["elo_hi"], "+.0f"),
-             score_text(r["score"], r["games"]), *(_num(r[k], _SHOWN[k]) for k in shown)] for r in ratings]
-    return _table(["rank", "player", "Elo", "95% interval", "score", *(_HEADERS[k] for k in shown)], rows)
+             score_text(r["score"], r["games"]), *(_num(r[k], _SHOWN[k]) for k in shown),
+             *([r["threads"] or "-"] if any(x["threads"] for x in ratings) else [])] for r in ratings]
+    return _table(["rank", "player", "Elo", "95% interval", "score", *(_HEADERS[k] for k in shown),
+                   *(["threads"] if any(x["threads"] for x in ratings) else [])], rows)
+
+
+def conditions_text(report: ArenaReport) -> str:
+    """The budget of the arena's moves in words: ``1 s a move``, ``clock 60+1``, with each
+    spec's own ``time=`` (time odds) named."""
+    c = report.config
+    if c.clock:
+        return f"clock {c.clock} (base+increment seconds, shared out by the time manager)"
+    parts = []
+    if c.time_s is not None:
+        parts.append(f"{c.time_s:g} s a move")
+    if c.depth is not None:
+        parts.append(f"depth {c.depth}")
+    if c.sims is not None:
+        parts.append(f"{c.sims} simulations")
+    own = [f"{name} {b.time_s:g} s" for name, spec in zip(report.names, c.players, strict=True)
+           if (b := c.side_budget(spec)) is not None and b.time_s is not None and b.time_s != c.time_s]
+    text = ", ".join(parts) or "each player's own budget"
+    return text + (f"; own time: {', '.join(own)}" if own else "")
+
+
+def _conditions(report: ArenaReport) -> str:
+    """One line: the budget, each player's threads, the processes' cores."""
+    threads = ", ".join(f"{n} {t}" for n, t in zip(report.names, report.threads, strict=False) if t)
+    cores = {"pinned": "each game's process pinned to a core of its own",
+             "not pinned": "processes not pinned",
+             "mixed": "some games pinned, some not"}.get(report.pinned, "")
+    return "; ".join(x for x in (f"Budget: {conditions_text(report)}",
+                                 f"threads: {threads}" if threads else "", cores) if x)
+
+
+def _terminations_table(report: ArenaReport) -> str:
+    """Per pairing, its games by termination (only the terminations that occurred)."""
+    words = [w for w in TERMINATIONS if any(w in c for c in report.terminations.values())]
+    words += sorted({w for c in report.terminations.values() for w in c} - set(words))
+    names = report.names
+    rows = [[names[i], names[j], *(str(report.terminations.get((i, j), {}).get(w, 0)) for w in words)]
+            for i, j, _ in report.pairings]
+    return _table(["player", "opponent", *words], rows)
 
 
 def _pairings_table(report: ArenaReport) -> str:
@@ -385,10 +499,13 @@ def format_report(report: ArenaReport) -> str:
     named = [f"  {n} = {spec}" for n, spec in zip(names, c.players, strict=True) if n != spec]
     if named:
         out += ["Players", *named, ""]
+    out += [_conditions(report), ""]
     out += [f"Elo (maximum likelihood with the prior, 95% interval: likelihood ratio), anchor "
             f"{names[report.anchor]} = 0", _ratings_table(report), ""]
     out += ["Pairings (from the first player's side; score and Elo: one 95% interval of the rating model)",
             _pairings_table(report)]
+    if report.records:
+        out += ["", "How the games ended (arena.terminations)", _terminations_table(report)]
     if c.mode == "sprt":
         out += ["", sprt_verdict(report)]
     return "\n".join(out)

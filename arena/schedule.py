@@ -42,6 +42,7 @@ def schedule(config: ArenaConfig, openings: list[str]) -> list[GameTask]:
     swapped. Seeds come from ``SeedSequence([seed, i, j, k, swap])``.
     """
     budget = config.budget()
+    threads = config.thread_limit()
     tasks = []
     for k in range(config.rounds):
         o = k % len(openings)
@@ -52,5 +53,7 @@ def schedule(config: ArenaConfig, openings: list[str]) -> list[GameTask]:
                 white, black = config.players[w], config.players[b]
                 tasks.append(GameTask(f"{i}v{j}-r{k}-{'ab'[swap]}", white, black, w, b, k, o, openings[o],
                                       config.ply_cap, (int(seeds[0]), int(seeds[1])), budget,
-                                      config.player_objects.get(white), config.player_objects.get(black)))
+                                      config.player_objects.get(white), config.player_objects.get(black),
+                                      (config.side_budget(white), config.side_budget(black)), config.clock,
+                                      threads))
     return tasks

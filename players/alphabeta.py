@@ -18,14 +18,16 @@ The search is one recursive numba kernel working in place on a copy of the board
   opponent win at once is played at once, and a depth-1 or cut search that picked a move
   after which the opponent wins at once is overruled (the best other move by one-ply score).
 
-Time control: numba code cannot read a clock, so the kernel stops after a node budget and
-Python runs the deepening loop: before each depth it turns the time left into a node budget
-from the measured speed (nodes per second). The budget is an estimate (a machine that got
-busier runs slower than it measured), so a timed search also arms a timer thread that raises,
-at the deadline, a stop flag the kernel reads at every node (``search_depth`` releases the GIL
-to let the timer run). An aborted depth keeps the best root move among the root moves it
-finished (the previous depth's best is searched first, so this is never
-a move the search knows less about). The speed is measured on searches that say something
+Time control: a timed search spends :data:`TIME_SHARE` of its time (the share the ``alphazero``
+player spends; the rest is for replying). Numba code cannot read a clock, so Python runs the
+deepening loop and arms a timer thread that raises, at the deadline, a stop flag the kernel
+reads at every node (``search_depth`` releases the GIL to let the timer run). The loop starts
+the next depth while time is left: an aborted depth keeps the best root move among the root
+moves it finished, and the previous depth's best is searched first, so the deeper search can
+only replace it by a move it found better (stopping at a depth predicted not to fit left a third
+of the time unused). Each depth also gets a node budget, :data:`NODE_SLACK` times what the
+measured speed (nodes per second) predicts for the time left, a backstop should the timer be late.
+The speed is measured on searches that say something
 about it (:func:`_speed_sample`): a depth cut by its node budget (the kernel ran flat out),
 or one that finished at least :data:`NPS_MIN_NODES` nodes in at least 10 ms. A few nodes in a
 long time (a first call that loads the compiled kernels) would otherwise set the speed so low
@@ -75,6 +77,14 @@ DEFAULT_TT_BITS = 20
 """2**20 entries, about 18 MB."""
 NPS_MIN_NODES = 1000
 """A finished depth measures the search speed only with at least this many nodes (and 10 ms)."""
+TIME_SHARE = 0.9
+"""Share of a time budget searched (``search.alphazero_player.TIME_SHARE`` is the same)."""
+NODE_SLACK = 4.0
+"""A depth's node budget is this many times the nodes the measured speed predicts for the time
+left: the deadline timer is what stops a timed search; a tight budget stopped it early whenever
+the speed measured on a shallower depth was low (0.5-0.6 s of a 0.9 s share)."""
+MIN_DEPTH_SECONDS = 0.002
+"""A depth is not started with less time than this left (it could not finish a root move)."""
 
 _N_HISTORY = PASS + 1
 
@@ -321,8 +331,7 @@ class AlphaBeta:
         if (~lost).sum() == 1:  # one move does not lose at once: forced
             return AlphaBetaResult(int(root_moves[~lost][0]), 0, 0, n, time.perf_counter() - start)
         max_depth = min(depth if depth is not None else MAX_PLY - 2, MAX_PLY - 2)
-        # deadline with a margin for process and reply overhead
-        deadline = None if time_s is None else start + max(0.0, 0.9 * time_s - 0.03)
+        deadline = None if time_s is None else start + TIME_SHARE * time_s
         self.history //= 8
         self.killers[:] = -1
         # a fresh stats array per search: a late timer can only stop the search that armed it
@@ -359,9 +368,9 @@ class AlphaBeta:
                 limit = 1 << 62
             else:
                 left = deadline - now
-                if d > 1 and not _next_depth_fits(start, now, deadline):
+                if d > 1 and left < MIN_DEPTH_SECONDS:
                     break
-                limit = max(200, int(left * self.nps))
+                limit = max(200, int(NODE_SLACK * left * self.nps))
             stats[:S_STOP] = 0
             stats[S_LIMIT] = limit
             stats[S_PREV] = best.move if d > 1 else -1
@@ -384,18 +393,27 @@ class AlphaBeta:
         return best, nodes_total
 
 
-def _next_depth_fits(start: float, now: float, deadline: float) -> bool:
-    """Whether another depth is worth starting: a depth takes a few times the one before, so
-    not once half the time is gone."""
-    return now < deadline and now - start <= 0.5 * (deadline - start)
-
-
 def _speed_sample(nodes: int, seconds: float, aborted: bool) -> bool:
     """Whether one depth's ``nodes`` in ``seconds`` measure the search speed (module docstring):
     a depth cut by its node budget, or a finished one of at least ``NPS_MIN_NODES`` in 10 ms."""
     if seconds <= 0:
         return False
     return aborted or (nodes >= NPS_MIN_NODES and seconds > 0.01)
+
+
+_WARM = "Base;InProgress;White[3];wS1;bG1 -wS1;wQ wS1-;bQ \\bG1"
+_warmed = False
+
+
+def warm_kernels() -> None:
+    """Search a small position once per process (a timed search: the timer thread too), so that
+    loading the compiled kernels (seconds in a fresh process) never falls inside a timed move."""
+    global _warmed
+    if _warmed:
+        return
+    game = Game.from_string(_WARM)
+    AlphaBeta(tt_bits=10).search(game.board, game.hist, depth=2, time_s=60.0)
+    _warmed = True
 
 
 class AlphaBetaPlayer:
@@ -409,7 +427,10 @@ class AlphaBetaPlayer:
 
     def __init__(self, default_budget: Budget | None = None, tt_bits: int = DEFAULT_TT_BITS,
                  seed: int = 0, name: str = "alphabeta"):
+        warm_kernels()
         self.name = name
+        self.threads = 1
+        """Search threads: the kernel is serial."""
         self.default_budget = default_budget or Budget(depth=3)
         self.search = AlphaBeta(tt_bits=tt_bits, seed=seed)
         self.last: AlphaBetaResult | None = None

@@ -11,6 +11,8 @@
     uhp:cmd=mzinga,depth=2      ... asked for ``bestmove depth 2``
     alphazero                   the network shipped with the package guiding tree search
     alphazero:ckpt=PATH,sims=N  ... a checkpoint of yours (``search.alphazero_player``)
+    alphazero:time=1            ... searching 1 s a move (in an arena: overrides ``--time``)
+    uhp:cmd=nokamute,threads=1  ... with one search thread (UHP ``options set NumThreads 1``)
     alphabeta:depth=4,name=ab4  any kind: ``name=`` is the player's short name
 
 **Names.** ``name=`` (every kind) names the player in tables, plots and progress text; it is
@@ -336,11 +338,14 @@ register_player("alphabeta", "players.alphabeta:make_player",
                 {"depth": positive_int, "time": positive_float, "tt": tt_bits},
                 doc="alpha-beta search (depth=N, time=SECONDS; default depth=3)")
 register_player("uhp", "players.uhp_client:make_player",
-                {"cmd": text_value, "depth": positive_int, "time": positive_float, "timeout": positive_float},
+                {"cmd": text_value, "depth": positive_int, "time": positive_float, "timeout": positive_float,
+                 "threads": positive_int, "table_mib": positive_int},
                 required=("cmd",),
-                doc="external UHP engine (cmd=COMMAND, depth=N or time=SECONDS; default time=1)")
+                doc="external UHP engine (cmd=COMMAND, depth=N or time=SECONDS; default time=1; threads=N, "
+                    "table_mib=M: its NumThreads and TableSizeMiB options)")
 register_player("alphazero", "search.alphazero_player:make_player",
-                {"ckpt": text_value, "sims": positive_int, "gumbel": flag, "device": text_value,
-                 "cpuct": positive_float, "leaves": positive_int, "backend": text_value},
-                doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, leaves=L, gumbel=1, "
-                    "device=auto|cpu|cuda, backend=auto|torch|numba|onnx)")
+                {"ckpt": text_value, "sims": positive_int, "time": positive_float, "gumbel": flag,
+                 "device": text_value, "cpuct": positive_float, "leaves": positive_int,
+                 "backend": text_value},
+                doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, time=SECONDS, "
+                    "leaves=L, gumbel=1, device=auto|cpu|cuda, backend=auto|torch|numba|onnx)")

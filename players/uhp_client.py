@@ -1,14 +1,26 @@
 """An external Universal Hive Protocol engine (Mzinga, nokamute, our ``hive-uhp``) as a player.
 
-The engine runs as a subprocess speaking UHP on its stdin/stdout. Each ``choose`` sends
-``newgame <GameString of our game>``, so the engine sees exactly our position whatever it
-was asked before (no incremental state to drift), checks that the engine's reply names the
-same game type, state and turn, then asks ``bestmove depth N`` or ``bestmove time hh:mm:ss``
-and checks the answer is a legal move of our game. UHP times are whole seconds, so a time with
-a fraction (an equal-time match at 0.2 s a move) is first asked as ``bestmove seconds 0.200``,
-nokamute's sub-second extension; an engine that refuses it gets ``bestmove time`` rounded up to
-whole seconds from then on (:attr:`UhpPlayer.subsecond` says which; the arena's records show the
-time each move really took).
+The engine runs as a subprocess speaking UHP on its stdin/stdout, and keeps its game between
+moves, as it does under a GUI: ``choose`` sends ``newgame <GameString>`` only for the first move
+of a game (or when the engine's game cannot be brought in step otherwise), and after that the
+moves it does not have yet, one ``play MOVE`` each, with ``undo N`` first where our game went
+back (:meth:`UhpPlayer.sync`). So the engine keeps its search state (its transposition table,
+what it learnt on earlier moves) and does not rebuild it at every move. Every reply is checked:
+it must name the game type, state and turn the game has after that command; a reply out of step,
+or a ``play``/``undo`` the engine refuses, is answered with one resync (``newgame`` with the
+whole GameString, :attr:`UhpPlayer.resyncs` counts them), and an engine still out of step then
+has lost sync (:class:`UhpEngineError`). Then ``bestmove depth N`` or ``bestmove time
+hh:mm:ss``, and the answer must be a legal move of our game. UHP times are whole seconds, so a
+time with a fraction (an equal-time match at 0.2 s a move) is first asked as ``bestmove seconds
+0.200``, nokamute's sub-second extension; an engine that refuses it gets ``bestmove time``
+rounded up to whole seconds from then on (:attr:`UhpPlayer.subsecond` says which; the arena's
+records show the time each move really took).
+
+**Options.** ``options`` is asked once at start-up (an engine that refuses it has none);
+:meth:`UhpPlayer.set_option` sets one the engine lists (``options set Name Value``, the reply
+checked), and refuses in one line one it does not list. The spec's ``threads=N`` and
+``table_mib=M`` set ``NumThreads`` and ``TableSizeMiB`` (nokamute's and Mzinga's names);
+:attr:`UhpPlayer.threads` is the engine's ``NumThreads`` (None where it lists none).
 
 The engine is untrusted: a reader thread feeds its output (bytes, decoded as UTF-8 with
 replacement characters) to a bounded queue; a whole reply must arrive before a deadline and
@@ -55,6 +67,10 @@ _TOO_LONG = object()  # the reader's mark for a line over MAX_LINE_BYTES
 
 class UhpEngineError(RuntimeError):
     """The external engine failed: it died, timed out, refused a command or lost sync."""
+
+
+class UhpTimeoutError(UhpEngineError):
+    """The engine gave no whole reply before the deadline (it was killed)."""
 
 
 class UhpIllegalMoveError(UhpEngineError):
@@ -121,13 +137,16 @@ class UhpPlayer:
         timeout_s: the deadline for start-up and for each whole reply, beyond the move's own time.
         name: the player's name (defaults to the command).
         cwd: working directory for the engine.
+        threads, table_mib: set the engine's ``NumThreads`` / ``TableSizeMiB`` (None: its own).
 
     Raises:
-        UhpEngineError: a bad command, or the engine cannot be started or does not answer ``info``.
+        UhpEngineError: a bad command, the engine cannot be started or does not answer ``info``,
+            or it does not list an option asked for.
     """
 
     def __init__(self, cmd: str | Sequence[str], default_budget: Budget | None = None,
-                 timeout_s: float = 30.0, name: str | None = None, cwd: str | None = None):
+                 timeout_s: float = 30.0, name: str | None = None, cwd: str | None = None,
+                 threads: int | None = None, table_mib: int | None = None):
         try:
             argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
         except ValueError as e:
@@ -142,6 +161,13 @@ class UhpPlayer:
         self._broken = False
         self.subsecond: bool | None = None
         """Whether the engine takes ``bestmove seconds`` (sub-second times); None: not asked yet."""
+        self.options: dict[str, list[str]] = {}
+        """The engine's options by name: the fields of its ``options`` line (type, value, default...)."""
+        self.resyncs = 0
+        """How many times the engine's game was out of step and was sent the whole game again."""
+        self.commands = 0
+        """Commands sent to the engine (``info`` included)."""
+        self._engine_game: tuple[str, list[str]] | None = None  # (game type, moves) the engine has
         try:
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, cwd=cwd, preexec_fn=_die_with_parent())
@@ -159,6 +185,63 @@ class UhpPlayer:
         self.engine_id = clip(next((ln[3:] for ln in info if ln.startswith("id ")), "unknown"))
         caps = info[1].split(";") if len(info) > 1 else []
         self.expansions = sum(_CAPABILITY_BITS.get(c.strip(), 0) for c in caps)
+        try:
+            self._read_options()
+            for option, value in (("NumThreads", threads), ("TableSizeMiB", table_mib)):
+                if value is not None:
+                    self.set_option(option, value)
+        except UhpEngineError:
+            self.close()
+            raise
+
+    # ----- options -------------------------------------------------------------------------------
+    def _read_options(self) -> None:
+        """Ask ``options`` once; an engine that refuses it lists none."""
+        try:
+            lines = self._command("options", self.timeout_s)
+        except UhpRefusedError:
+            lines = []
+        self.options = {}
+        for line in lines:
+            fields = line.split(";")
+            if len(fields) >= 3 and fields[0].strip():
+                self.options[fields[0].strip()] = [f.strip() for f in fields[1:]]
+
+    @property
+    def threads(self) -> int | None:
+        """The engine's ``NumThreads`` as it last reported it (None: it lists no such option)."""
+        fields = self.options.get("NumThreads")
+        try:
+            return int(fields[1]) if fields else None
+        except ValueError:
+            return None
+
+    def set_option(self, name: str, value: object) -> None:
+        """``options set NAME VALUE``; the engine's reply must show the new value.
+
+        Raises:
+            UhpEngineError: the engine does not list ``name`` (one line naming what it lists), or
+                refused or ignored the value.
+        """
+        if name not in self.options:
+            listed = ", ".join(self.options) or "none"
+            raise UhpEngineError(f"engine {self.name!r} has no option {name} (its options: {listed})")
+        text = str(value)
+        reply = self._command(f"options set {name} {text}", self.timeout_s)
+        fields = next((ln.split(";") for ln in reply if ln.split(";")[0].strip() == name), None)
+        if fields is None or len(fields) < 3 or fields[2].strip().lower() != text.lower():
+            raise UhpEngineError(f"engine {self.name!r} did not take {name}={text}: it answered "
+                                 f"{_quote_lines(reply)}")
+        self.options[name] = [f.strip() for f in fields[1:]]
+
+    def limit_threads(self, threads: int) -> bool:
+        """Ask the engine for ``threads`` search threads when it lists ``NumThreads`` (the arena's
+        one core a side); False when it lists no such option."""
+        if "NumThreads" not in self.options:
+            return False
+        if self.threads != threads:
+            self.set_option("NumThreads", threads)
+        return True
 
     # ----- process plumbing --------------------------------------------------------------------
     def _pump_stdout(self) -> None:
@@ -183,7 +266,7 @@ class UhpPlayer:
             if text:
                 self._stderr.append(clip(text))
 
-    def _died(self, what: str) -> UhpEngineError:
+    def _died(self, what: str, kind: type[UhpEngineError] = UhpEngineError) -> UhpEngineError:
         """The error for a failed stream; the engine is killed (its output is out of step now)."""
         self._broken = True
         if self._proc.poll() is None:
@@ -192,7 +275,7 @@ class UhpPlayer:
             self._proc.wait(timeout=5)
         self._pumps[1].join(timeout=1.0)  # its last words
         tail = " | ".join(self._stderr)
-        return UhpEngineError(f"engine {self.name!r} {what}" + (f" (stderr: {tail})" if tail else ""))
+        return kind(f"engine {self.name!r} {what}" + (f" (stderr: {tail})" if tail else ""))
 
     def _read_reply(self, timeout: float, what: str) -> list[str]:
         """Lines up to (not including) ``ok``; the whole reply must come within ``timeout`` s."""
@@ -202,7 +285,8 @@ class UhpPlayer:
             try:
                 line = self._lines.get(timeout=max(0.0, deadline - monotonic()))
             except queue.Empty:
-                raise self._died(f"gave no reply to {clip(what)} within {timeout:g} s") from None
+                raise self._died(f"gave no reply to {clip(what)} within {timeout:g} s",
+                                 UhpTimeoutError) from None
             if line is None:
                 raise self._died(f"exited while answering {clip(what)}")
             if line is _TOO_LONG:
@@ -221,6 +305,7 @@ class UhpPlayer:
             raise self._died("is not running")
         try:
             assert self._proc.stdin is not None
+            self.commands += 1
             self._proc.stdin.write(line.encode() + b"\n")
             self._proc.stdin.flush()
         except OSError:
@@ -251,6 +336,64 @@ class UhpPlayer:
         return command, self._command(command, wait)
 
     # ----- the Player interface ------------------------------------------------------------------
+    def sync(self, game: Game) -> None:
+        """Bring the engine's game in step with ``game`` (module docstring): the new moves as
+        ``play``, ``undo`` first where ``game`` went back, ``newgame`` at a game's start or to
+        resync; every reply checked.
+
+        Raises:
+            ValueError: ``game`` has no GameString (a set-up position).
+            UhpEngineError: the engine failed, or is out of step even after a resync.
+        """
+        try:
+            game_string = game.game_string()
+        except HiveError as e:
+            raise ValueError(f"a UHP engine needs a GameString: {e}") from None
+        fields = game_string.split(";")
+        game_type, moves = fields[0], fields[3:]
+        have = self._engine_game
+        if have is not None and have[0] == game_type:
+            common = 0
+            for ours, theirs in zip(moves, have[1], strict=False):
+                if ours != theirs:
+                    break
+                common += 1
+            if common or not have[1]:
+                try:
+                    self._extend(game_type, have[1], moves, common)
+                    return
+                except _OutOfStepError:
+                    self.resyncs += 1
+        self._engine_game = None
+        reply = self._command(f"newgame {game_string}", self.timeout_s)
+        self._check_head(reply, ";".join(fields[:3]), f"newgame {game_string}", resync=False)
+        self._engine_game = (game_type, moves)
+
+    def _extend(self, game_type: str, have: list[str], moves: list[str], common: int) -> None:
+        """``undo`` back to the ``common`` moves, then ``play`` the rest (raise _OutOfStepError when a
+        reply does not match or the engine refuses)."""
+        self._engine_game = None  # unknown until every reply matched
+        try:
+            if len(have) > common:
+                reply = self._command(f"undo {len(have) - common}", self.timeout_s)
+                self._check_head(reply, _head(game_type, moves[:common]), "undo")
+            for k in range(common, len(moves)):
+                reply = self._command(f"play {moves[k]}", self.timeout_s)
+                self._check_head(reply, _head(game_type, moves[:k + 1]), f"play {moves[k]}")
+        except UhpRefusedError as e:
+            raise _OutOfStepError(str(e)) from None
+        self._engine_game = (game_type, list(moves))
+
+    def _check_head(self, reply: list[str], head: str, command: str, resync: bool = True) -> None:
+        """The reply's last line must be a GameString starting with ``head`` (type;state;turn)."""
+        got = ";".join(reply[-1].split(";")[:3]) if reply else ""
+        if got == head:
+            return
+        if resync:
+            raise _OutOfStepError(command)
+        raise UhpEngineError(f"engine {self.name!r} lost sync: sent {head!r} (after {clip(command, 60)!r}), "
+                             f"it has {_quote_lines(reply)}")
+
     def choose(self, game: Game, budget: Budget | None = None) -> int:
         """The engine's move for ``game``; the game itself is not changed.
 
@@ -262,15 +405,7 @@ class UhpPlayer:
         check_in_progress(game)
         if game.expansions & ~self.expansions:
             raise UhpEngineError(f"engine {self.name!r} does not support game type {game.game_type}")
-        try:
-            game_string = game.game_string()
-        except HiveError as e:
-            raise ValueError(f"a UHP engine needs a GameString: {e}") from None
-        reply = self._command(f"newgame {game_string}", self.timeout_s)
-        head = ";".join(game_string.split(";")[:3])
-        if not reply or ";".join(reply[-1].split(";")[:3]) != head:
-            raise UhpEngineError(f"engine {self.name!r} lost sync: sent {head!r}, "
-                                 f"it has {_quote_lines(reply)}")
+        self.sync(game)
         b = resolve_budget(budget, self.default_budget)
         if b.depth is not None:
             command = f"bestmove depth {b.depth}"
@@ -323,9 +458,21 @@ class UhpPlayer:
         self.close()
 
 
+class _OutOfStepError(Exception):
+    """The engine's game did not follow a ``play``/``undo`` (a resync is due)."""
+
+
+def _head(game_type: str, moves: Sequence[str]) -> str:
+    """``type;state;turn`` of a game in progress after ``moves`` (UHP's GameString head)."""
+    n = len(moves)
+    state = "InProgress" if n else "NotStarted"
+    return f"{game_type};{state};{'White' if n % 2 == 0 else 'Black'}[{n // 2 + 1}]"
+
+
 def make_player(seed: int, name: str, cmd: str, depth: int | None = None, time: float | None = None,
-                timeout: float = 30.0) -> UhpPlayer:
-    """The ``uhp`` spec kind (``players.registry``): ``uhp:cmd=COMMAND[,depth=N|time=S][,timeout=S]``.
+                timeout: float = 30.0, threads: int | None = None, table_mib: int | None = None) -> UhpPlayer:
+    """The ``uhp`` spec kind (``players.registry``):
+    ``uhp:cmd=COMMAND[,depth=N|time=S][,timeout=S][,threads=N][,table_mib=M]``.
 
     ``COMMAND`` runs *without a shell*: it is split by :func:`shlex.split` (POSIX rules: quotes
     group words, a backslash escapes) into a program and its arguments, so there is no globbing,
@@ -334,4 +481,4 @@ def make_player(seed: int, name: str, cmd: str, depth: int | None = None, time: 
     from .registry import spec_budget
 
     return UhpPlayer(cmd, default_budget=spec_budget(time, depth, Budget(time_s=1.0)), timeout_s=timeout,
-                     name=name)
+                     name=name, threads=threads, table_mib=table_mib)

@@ -1,6 +1,6 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
-Spec: ``alphazero[:ckpt=PATH][,sims=N][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
+Spec: ``alphazero[:ckpt=PATH][,sims=N|time=S][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
 [,backend=auto|torch|numba|onnx]``; without ``ckpt`` the network shipped with the package for
 the game's type (``models.shipped``: Base's until a game of another type comes, through
 :meth:`AlphaZeroPlayer.prepare` or ``choose``; a type with none is a :class:`PlayerSpecError`).
@@ -11,7 +11,7 @@ backend (``search.network.BACKENDS``; ``auto`` = the fastest the tests prove equ
 Budgets (``players.base.Budget``), whichever limit comes first:
 
 - none, an empty one, or ``depth`` only (depth means nothing to this search): the spec's
-  ``sims`` (:attr:`AlphaZeroPlayer.default_budget`);
+  ``sims``, or with ``time=S`` that time (:attr:`AlphaZeroPlayer.default_budget`);
 - ``sims``: that many simulations;
 - ``time_s`` with ``sims`` or ``depth``: those simulations, stopped early when the time is up
   (a cap, e.g. hive-uhp's MaxTime);
@@ -88,8 +88,9 @@ class AlphaZeroPlayer:
     """Network + batched search (batch of one game) as a :class:`players.registry.Player`.
 
     Attributes:
-        default_budget: ``Budget(sims=sims)``, what a bare request (e.g. hive-uhp's
-            ``bestmove``) searches.
+        default_budget: ``Budget(sims=sims)`` (``Budget(time_s=time)`` with ``time``), what a
+            bare request (e.g. hive-uhp's ``bestmove``) searches.
+        threads: the threads one search uses (1 on the CPU: torch and the tree kernels).
         last_sims: simulations the last ``choose`` performed.
         last_stats: ``{"sims": last_sims}`` (``players.base``: what the arena records).
         rate: simulations per second measured over the timed moves so far.
@@ -99,8 +100,9 @@ class AlphaZeroPlayer:
     def __init__(self, ckpt: str | Path | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                  device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero",
                  clock: Callable[[], float] = time.perf_counter, leaves: int = DEFAULT_LEAVES,
-                 backend: str = "auto"):
+                 backend: str = "auto", time_s: float | None = None):
         self.name = name
+        self.threads = 1
         self.device = pick_device(device)
         if self.device.type == "cpu":
             torch.set_num_threads(1)  # small batches: more threads only spin (and stall under load)
@@ -110,7 +112,7 @@ class AlphaZeroPlayer:
         """The game type whose shipped network is loaded (None: ``ckpt`` given, any type)."""
         self._load(shipped.CHECKPOINT if ckpt is None else ckpt)
         self.sims = sims
-        self.default_budget = Budget(sims=sims)
+        self.default_budget = Budget(time_s=time_s) if time_s else Budget(sims=sims)
         self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
                                    leaves_per_tree=leaves)
         self.seed = seed
@@ -213,10 +215,11 @@ class AlphaZeroPlayer:
                           "its network learnt from: its values there are extrapolated", stacklevel=2)
         start = self.clock()
         sims: int | None = self.sims
-        time_s = budget.time_s if budget is not None else None
-        if budget is not None and budget.sims:
-            sims = int(budget.sims)
-        elif time_s and (budget is None or budget.depth is None):
+        b = budget if budget is not None and (budget.sims or budget.time_s) else self.default_budget
+        time_s = b.time_s
+        if b.sims:
+            sims = int(b.sims)
+        elif time_s and b.depth is None:
             sims = None  # a time budget: search until the time is up
         by_time = int(self.rate * TIME_SHARE * float(time_s)) + 1 if time_s else None
         expected = min(x for x in (sims, by_time) if x is not None)
@@ -252,11 +255,11 @@ class AlphaZeroPlayer:
 
 def make_player(seed: int, name: str, ckpt: str | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                 device: str = "auto", cpuct: float = 1.5, leaves: int = DEFAULT_LEAVES,
-                backend: str = "auto") -> AlphaZeroPlayer:
+                backend: str = "auto", time: float | None = None) -> AlphaZeroPlayer:
     """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint, an
     unknown backend or one the device cannot run is a spec error for the user."""
     try:
         return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
-                               name=name, leaves=leaves, backend=backend)
+                               name=name, leaves=leaves, backend=backend, time_s=time)
     except Exception as e:
         raise PlayerSpecError(f"player 'alphazero': {e}") from None

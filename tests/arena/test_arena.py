@@ -122,7 +122,8 @@ def test_play_game_record_replays():
     record = play_game(task)
     assert (record["white"], record["black"], record["id"]) == ("greedy", "random", task.id)
     game = Game.from_string(record["game_string"])
-    assert game.ply == record["plies"] and game.state == record["termination"]
+    assert game.ply == record["plies"] and game.is_over
+    assert record["termination"] == ("repetition" if game.state == "Draw" else "queen_surrounded")
     assert game.game_string().startswith(task.opening.split(";")[0])
     assert game.move_strings[:4] == Game.from_string(task.opening).move_strings
     assert record["white_score"] == {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}[game.state]
@@ -156,7 +157,7 @@ def test_records_keep_each_moves_time_and_search_stats():
 def test_ply_cap_is_a_draw_in_progress():
     config = ArenaConfig("gauntlet", ("random", "random:"), 2, openings="random:0", ply_cap=12)
     record = play_game(schedule(config, ["Base"])[0])
-    assert (record["termination"], record["result"], record["plies"]) == ("PlyCap", "1/2-1/2", 12)
+    assert (record["termination"], record["result"], record["plies"]) == ("ply_cap", "1/2-1/2", 12)
     assert Game.from_string(record["game_string"]).state == "InProgress"
 
 
@@ -178,7 +179,7 @@ def test_an_illegal_move_loses(monkeypatch):
     config = ArenaConfig("gauntlet", ("random", "passer"), 2)
     for task in schedule(config, resolve_openings(config)):
         record = play_game(task)
-        assert record["termination"] == "IllegalMove" and "played" in record["detail"]
+        assert record["termination"] == "illegal_move" and "played" in record["detail"]
         assert record["white_score"] == (1.0 if task.white == "random" else 0.0)
 
 
@@ -400,7 +401,7 @@ def test_report_means_per_move_from_records(tmp_path):
         ["alphabeta:depth=1", "+120", "[-287,", "+653]", "87.5%", "of", "4", "0.4375", "7", "225"],
         ["random", "+0", "anchor", "25.0%", "of", "2", "0.5000"],  # its unknown sims and nodes: blank
         ["greedy", "-159", "[-1076,", "+515]", "0.0%", "of", "2"]]
-    pairings_table = text[text.index("Pairings"):].splitlines()[1:]
+    pairings_table = text[text.index("Pairings"):text.index("\n\nHow the games ended")].splitlines()[1:]
     assert pairings_table[0].endswith("Elo   95% interval  s/move  opp s/move")
     assert [line.split()[-2:] for line in pairings_table[1:]] == [["0.5000", "0.5000"], ["+1135]", "0.2500"]]
 
@@ -458,7 +459,8 @@ def test_every_printed_score_carries_its_game_count(tmp_path):
     percent = re.findall(r"\d+\.\d%(?: of \d+)?", text)
     assert len(percent) == 5 and all(" of " in p for p in percent), percent
     assert "2 greedy +241 [-91, +757] 62.5% of 8" in text and "greedy random 3 1 0 87.5% of 4" in text
-    assert text.endswith("random alphabeta:depth=1 0 0 0 - of 0 - - -")  # no games: no interval
+    pairings = text[:text.index("\n\nHow the games ended")]
+    assert pairings.endswith("random alphabeta:depth=1 0 0 0 - of 0 - - -")  # no games: no interval
 
 
 # ----- command line and plot ----------------------------------------------------------------------

@@ -6,6 +6,8 @@ Expected move sets are written out and also re-derived by brute force with the G
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -17,7 +19,7 @@ from players import Budget, Player, alphabeta, make_player, search_stats
 from players.alphabeta import MATE_BOUND, AlphaBeta, AlphaBetaPlayer, _speed_sample
 from players.heuristic import DEFAULT_WEIGHTS, WIN_SCORE, evaluate, make_weights, score_moves
 
-from helpers import MIDGAME
+from helpers import MIDGAME, ROOT
 from helpers import WIN_IN_ONE_TILE_MOVES as WIN_IN_ONE_MOVES
 from helpers import WIN_IN_ONE_TILES as WIN_IN_ONE
 
@@ -129,11 +131,43 @@ def test_a_machine_slower_than_measured_still_stops_at_the_deadline(monkeypatch)
     # estimates as wrong as they get: a budget that never runs out, every depth "fits"
     search.nps = 1e12
     monkeypatch.setattr(alphabeta, "_speed_sample", lambda *args: False)
-    monkeypatch.setattr(alphabeta, "_next_depth_fits", lambda *args: True)
     start = time.perf_counter()
     result = search.search(game.board, game.hist, time_s=1.0)
     assert time.perf_counter() - start < 1.0 + 0.15
     assert result.move in game.legal_moves() and result.depth >= 2
+
+
+@pytest.mark.slow  # asserts wall-clock time: run in the slow CI step
+def test_a_timed_search_uses_its_share_of_the_time():
+    """It stopped at 0.9 t - 0.03 s and started no depth once half of that was gone: 0.59 s a
+    move at 1 s. Now it deepens while time is left (an unfinished depth gives its best move)."""
+    game = Game.from_string(MIDGAME)
+    search = AlphaBeta(tt_bits=18)
+    spent = []
+    for _ in range(3):
+        start = time.perf_counter()
+        search.search(game.board, game.hist, time_s=0.5)
+        spent.append(time.perf_counter() - start)
+    assert min(spent) > 0.8 * alphabeta.TIME_SHARE * 0.5, spent
+    assert max(spent) < 0.5 + 0.15, spent
+
+
+@pytest.mark.slow  # a fresh process: the kernels load from the cache
+def test_the_first_timed_move_of_a_fresh_process_searches():
+    """Building the player loads the kernels; the first timed move took 5 s at depth 0 before."""
+    code = ("import time; from hive_env import Game; from players.alphabeta import AlphaBetaPlayer; "
+            f"from players import Budget; p = AlphaBetaPlayer(); g = Game.from_string({MIDGAME!r}); "
+            "t = time.perf_counter(); p.choose(g, Budget(time_s=0.5)); "
+            "print(p.last.depth, time.perf_counter() - t)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    depth, seconds = out.stdout.split()
+    assert int(depth) >= 2 and float(seconds) < 0.5 + 0.15, out.stdout
+
+
+def test_building_the_player_warms_its_kernels(monkeypatch):
+    monkeypatch.setattr(alphabeta, "_warmed", False)
+    AlphaBetaPlayer(tt_bits=10)
+    assert alphabeta._warmed
 
 
 def test_forced_move_is_returned_without_search():

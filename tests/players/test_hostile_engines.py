@@ -115,7 +115,8 @@ def test_engine_failures_are_recorded_losses_and_the_arena_goes_on(tmp_path):
     config = ArenaConfig("gauntlet", ("random", illegal, garbage, asleep, dead), 2)
     report = run_arena(config, tmp_path, progress=False)
     assert report.complete and report.games_done == 8
-    expected = {illegal: "IllegalMove", garbage: "IllegalMove", asleep: "EngineError", dead: "EngineError"}
+    expected = {illegal: "illegal_move", garbage: "illegal_move", asleep: "engine_timeout",
+                dead: "engine_crash"}
     for record in report.records:
         engine_white = record["white"] != "random"
         engine = record["white"] if engine_white else record["black"]

@@ -97,5 +97,6 @@ def test_an_arena_with_named_players_stores_specs(tmp_path):
     games = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
     assert {g["white"] for g in games} == {"greedy:name=g", "random:name=r"}
     assert json.loads((tmp_path / "config.json").read_text())["settings"]["players"] == list(config.players)
-    last = format_report(report).splitlines()[-1].split()
+    text = format_report(report)
+    last = text[:text.index("\n\nHow the games ended")].splitlines()[-1].split()
     assert last[:2] == ["g", "r"] and last[last.index("of") + 1] == "2"  # the pairing row, by names
