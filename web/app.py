@@ -28,6 +28,12 @@ wait, one search running per client, a budget of simulations in flight), so a bu
 searches never delays a cheap request. Reviews of whole games run on a pool of their own
 (``web.review``), one per client at a time. Request bodies are strictly typed (no ``"2"`` for
 2, no ``true`` for 1) and MoveStrings and GameStrings are one line of printable ASCII.
+
+A new game may have a clock (``clock: "BASE+INC"`` seconds, ``players.clock``), kept on the
+server (``web.sessions``): every answer about the game holds ``clock`` (``null`` without one):
+its control, both sides' seconds left as of the answer, the running side and who flagged. A
+side out of time loses on time (``result.reason`` ``"time forfeit"``); undo is refused in a
+clock game.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import asyncio
 import contextlib
 import time
 import unicodedata
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated
@@ -48,6 +55,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from hive_env import GAME_TYPES, Game, HiveError
 from hive_env.game_records import RecordError, read_game
+from players.clock import ClockControl
 from search.checkpoint import CheckpointError
 
 from .analysis import MAX_SIMS, ModelCache, analyse
@@ -91,6 +99,27 @@ def record_text(text: str) -> str:
 
 RecordText = Annotated[str, AfterValidator(record_text)]
 
+MAX_CLOCK_BASE_S = 3 * 3600.0
+"""Longest base time a clock may have, in seconds (3 hours)."""
+MAX_CLOCK_INCREMENT_S = 600.0
+"""Largest increment a clock may have, in seconds (10 minutes)."""
+
+
+def clock_text(text: str) -> str:
+    """``text`` as a normalised clock control (``"60 + 1"`` -> ``"60+1"``; ``""`` -> ``""``, no
+    clock), else ValueError (``players.clock.ClockError``): not ``BASE+INC`` seconds, or over
+    the caps."""
+    if not text.strip():
+        return ""
+    control = ClockControl.parse(text)
+    if control.base_s > MAX_CLOCK_BASE_S or control.increment_s > MAX_CLOCK_INCREMENT_S:
+        raise ValueError(f"a clock may have at most {MAX_CLOCK_BASE_S:g} s base and "
+                         f"{MAX_CLOCK_INCREMENT_S:g} s increment (got {control})")
+    return str(control)
+
+
+ClockText = Annotated[str, Field(max_length=32), AfterValidator(one_line), AfterValidator(clock_text)]
+
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -109,6 +138,9 @@ class NewGame(_Body):
     black: Line = Field("random", max_length=64, description="player id from GET /api/players")
     ply_cap: int = Field(0, ge=0, le=MAX_PLIES, description="draw after this many plies; 0 = none")
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seeds the engines' random choices")
+    clock: ClockText | None = Field(None, description="a game clock, BASE+INC seconds (e.g. 60+1: "
+                                                      "a minute each, a second added a move); "
+                                                      "null or \"\": none")
 
 
 class PlayMove(_Body):
@@ -209,12 +241,14 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
                leaves: int | None = None, per_client: int = 8, search_slots: int = 2,
                search_sims: int = 2 * MAX_SIMS, search_queue: int = 16,
                analysis_timeout: float | None = None, body_timeout: float = 10.0,
-               review_workers: int = 1, review_queue: int = 8) -> FastAPI:
+               review_workers: int = 1, review_queue: int = 8,
+               clock: Callable[[], float] = time.monotonic) -> FastAPI:
     """The app.
 
     Args:
         models_dir: where checkpoints are looked for (recursively, ``*.pt``).
-        move_time: seconds an alpha-beta move may take (its iterative deepening stops then).
+        move_time: seconds an alpha-beta move may take (its iterative deepening stops then);
+            in a clock game the most any engine's move may search.
         engine_timeout: seconds from an engine-move request to its answer, the wait for a
             search slot included; an engine still thinking then is answered 504 and its move
             dropped (default ``2 * move_time + 5``).
@@ -233,12 +267,17 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
         review_workers: game reviews running at once (each searches every position of a game).
         review_queue: reviews queued or running at most, over all clients (one per client).
         device: where analysis networks run.
+        clock: the monotonic clock, in seconds, that games' clocks read (a fake one in tests).
+            An engine's move in a clock game searches the time manager's share of its time
+            left, at most ``move_time`` (and half of ``engine_timeout``).
     """
     engine_timeout = engine_timeout or 2 * move_time + 5
+    max_share_s = min(move_time, engine_timeout / 2)  # a clock game's engine move, at most
     analysis_timeout = analysis_timeout or max(60.0, 4 * move_time)
     catalogue = Catalogue(models_dir, move_time=move_time, **({"sims": sims} if sims else {}),
                           **({"leaves": leaves} if leaves else {}))
-    store = SessionStore(catalogue, max_sessions=max_sessions, idle_s=idle_s, per_client=per_client)
+    store = SessionStore(catalogue, max_sessions=max_sessions, idle_s=idle_s, per_client=per_client,
+                         clock=clock)
     models = ModelCache(device, opener=catalogue.open)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-web-cheap")
     slots = SearchSlots(search_slots, search_sims, search_queue)
@@ -351,7 +390,8 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
                     catalogue.network_path(seat, game.game_type)
         except UnknownPlayerError as e:
             raise SessionError(400, str(e)) from None
-        session = store.create(owner, game, seats, seed=body.seed)
+        control = ClockControl.parse(body.clock) if body.clock else None
+        session = store.create(owner, game, seats, seed=body.seed, control=control)
         reviews.forget(store.has)  # the review of a game this one replaced goes with it
         return await cheap(session.snapshot().state)
 
@@ -361,14 +401,14 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
 
     @app.get("/api/games/{gid}/legal-moves", summary="Legal moves of the live position")
     async def legal_moves(gid: str, owner: Owner):
-        game = store.get(gid, owner).game.copy()
-        return {"legal_moves": (await cheap(describe, game))["legal_moves"]}
+        snap = store.get(gid, owner).snapshot()
+        return {"legal_moves": await cheap(snap.legal_moves)}
 
     @app.post("/api/games/{gid}/play", summary="Play a MoveString for the side to move")
     async def play(gid: str, body: PlayMove, owner: Owner):
         session = store.get(gid, owner)
         async with session.lock:
-            if session.seats[session.game.side_to_move].kind != "human" and not session.game.is_over:
+            if session.seats[session.game.side_to_move].kind != "human" and not session.over:
                 raise SessionError(409, "it is the engine's turn (POST .../engine-move)")
             session.play(body.move)
             snap = session.snapshot()
@@ -397,7 +437,7 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
             if time.monotonic() >= deadline:
                 raise SessionError(504, f"the game was busy for {engine_timeout:g} s; no move was played")
             try:
-                await session.engine_move(run, engine_timeout)
+                await session.engine_move(run, engine_timeout, max_share_s=max_share_s)
             except UnknownPlayerError as e:
                 raise SessionError(409, str(e)) from None
             snap = session.snapshot()

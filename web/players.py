@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from models import shipped
-from players import Player, make_player
+from players import Budget, Player, make_player, parse_spec
 from search.alphazero_player import DEFAULT_LEAVES, DEFAULT_SIMS, AlphaZeroPlayer
 from search.checkpoint import CheckpointError, load_model
 
@@ -236,6 +236,15 @@ class Catalogue:
                 return e
         shown = player_id if len(player_id) <= 40 else player_id[:37] + "..."
         raise UnknownPlayerError(f"unknown player {shown!r}: choose an id listed by GET /api/players")
+
+    def clock_budget(self, entry: Entry, time_s: float) -> Budget:
+        """An engine's budget for a move of a clock game: the time manager's ``time_s`` in place
+        of ``move_time``, with the entry's own depth (alpha-beta) or simulations (AlphaZero) as
+        the other limit, whichever comes first; the random and greedy players ignore it."""
+        if entry.kind == "alphazero":
+            return Budget(time_s=time_s, sims=self.sims)
+        depth = parse_spec(entry.spec)[1].get("depth") if entry.spec.startswith("alphabeta") else None
+        return Budget(time_s=time_s, depth=int(depth) if depth else None)
 
     # ----- building ---------------------------------------------------------------------------
     def build(self, entry: Entry, seed: int = 0) -> Player | None:

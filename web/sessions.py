@@ -13,6 +13,15 @@ client keeps at most ``per_client`` games (a new one replaces its own least rece
 game), the store at most ``max_sessions`` (when full, a client with no idle game of its own to
 replace is refused 429), and only a game nobody has touched for ``idle_s`` seconds, with no
 engine thinking, expires.
+
+A game may have a clock (``players.clock``, ``BASE+INC`` seconds), kept here: the server is
+the only authority on time. A person's clock runs from the moment their turn began here (the
+game made, or the previous move played) until their move is applied; an engine's from the
+moment its move request is taken until its move comes back, searched with the time manager's
+share of what it has left. The increment is added after each move. A person whose time runs
+out loses on time the first time anyone asks after it did (every answer counts the running
+clock down to now), an engine when its late move comes back (the move is then not played).
+Undo is refused in a clock game: the time a move took cannot be given back fairly.
 """
 
 from __future__ import annotations
@@ -26,9 +35,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from hive_env import Game, HiveError
+from players import Budget
+from players.clock import ClockControl, GameClock, move_share
 
 from .players import Catalogue, Entry
-from .view import COLOURS, describe, position_at
+from .view import COLOURS, describe, forfeit_result, position_at
 
 MAX_PLIES = 1000
 """Longest game the server keeps, in plies: a longer GameString is refused at load and a game
@@ -54,11 +65,15 @@ class Snapshot:
         id: the session's id.
         game: a copy of its game.
         seats: the entries sitting on White and Black.
+        clock: the game's clock as of that moment (:meth:`Session.clock_state`), None without one.
+        flagged: the side that lost on time (0 White, 1 Black), or None.
     """
 
     id: str
     game: Game
     seats: tuple[Entry, Entry]
+    clock: dict | None = None
+    flagged: int | None = None
 
     def state(self, ply: int | None = None) -> dict:
         """The live position, or the position after ``ply`` plies (read-only browsing)."""
@@ -71,6 +86,9 @@ class Snapshot:
         else:
             view = game
         out = describe(view, live=live)
+        if live and self.flagged is not None:  # lost on time: over, though the board is not
+            out.update(result=forfeit_result(self.flagged), legal_moves=[])
+            out["state"] = out["result"]["state"]
         seat = self.seats[view.side_to_move]
         moves = game.move_strings  # replays the game once, for both fields
         out.update({
@@ -81,8 +99,13 @@ class Snapshot:
             "to_move_kind": "human" if seat.kind == "human" else "engine",
             "moves": moves,
             "game_string": ";".join([f"{game.game_type};{game.state};{game.turn_string}", *moves]),
+            "clock": self.clock,
         })
         return out
+
+    def legal_moves(self) -> list[dict]:
+        """The live position's legal moves (none once a side has lost on time)."""
+        return [] if self.flagged is not None else describe(self.game)["legal_moves"]
 
 
 class Session:
@@ -95,10 +118,13 @@ class Session:
         seats: the entries sitting on White and Black.
         catalogue: builds the engines.
         seed: seeds the engines' random choices.
+        control: the game's clock control, None for a game without a clock.
+        timer: the monotonic clock the game's clocks read (seconds; a fake one in tests).
     """
 
     def __init__(self, sid: str, owner: str, game: Game, seats: tuple[Entry, Entry], catalogue: Catalogue,
-                 seed: int = 0):
+                 seed: int = 0, control: ClockControl | None = None,
+                 timer: Callable[[], float] = time.monotonic):
         self.id = sid
         self.owner = owner
         self.game = game
@@ -114,16 +140,80 @@ class Session:
         self._engine_lock = threading.Lock()  # a timed-out search still holds its engine
         self._flag_lock = threading.Lock()  # guards _thinking and closed between loop and worker
         self._thinking = False
+        self.clock = GameClock(control) if control is not None else None
+        self.timer = timer
+        self.turn_started = timer()
+        """When the side to move's turn began (a person's clock runs from then)."""
+        self.search_started: float | None = None
+        """When the engine to move's request was taken, while it is being searched."""
 
     @property
     def busy(self) -> bool:
         """A request holds the game, or an engine is thinking on it (it must not expire)."""
         return self.lock.locked() or self._thinking
 
+    @property
+    def flagged(self) -> int | None:
+        """The side that lost on time, or None (no clock, or no flag has fallen)."""
+        return self.clock.flagged if self.clock is not None else None
+
+    @property
+    def over(self) -> bool:
+        """The game has ended: on the board, or on time."""
+        return self.game.is_over or self.flagged is not None
+
+    # ----- the clock ----------------------------------------------------------------------------
+    def _running(self) -> tuple[int, float] | None:
+        """The side whose clock runs and when it started running, or None: no clock, the game
+        is over, or an engine is to move and not being searched (its clock waits for its request)."""
+        if self.clock is None or self.over:
+            return None
+        side = self.game.side_to_move
+        if self.seats[side].kind == "human":
+            return side, self.turn_started
+        return (side, self.search_started) if self.search_started is not None else None
+
+    def tick(self, now: float | None = None) -> None:
+        """Let a person's flag fall when their time has run out by ``now`` (default: the
+        timer's now; an engine's flag falls when its move comes back, :meth:`engine_move`)."""
+        running = self._running()
+        if running is not None and self.seats[running[0]].kind == "human":
+            side, since = running
+            elapsed = (self.timer() if now is None else now) - since
+            if self.clock.remaining[side] - elapsed < 0:
+                self.clock.charge(side, elapsed)
+                self.version += 1
+
+    def clock_state(self) -> dict | None:
+        """The clock as the API shows it: the control, both sides' seconds left as of now (the
+        running side's counted down), the side to move while the game goes on, and who flagged."""
+        if self.clock is None:
+            return None
+        remaining = list(self.clock.remaining)
+        running = self._running()
+        if running is not None:
+            remaining[running[0]] -= self.timer() - running[1]
+        return {"control": str(self.clock.control), "remaining": [round(max(t, 0.0), 3) for t in remaining],
+                "running": None if self.over else self.game.side_to_move, "flagged": self.flagged}
+
+    def _charge(self, side: int, since: float, now: float | None = None) -> bool:
+        """Charge ``side`` the time from ``since`` to ``now`` (plus the increment); True when its
+        flag fell. The next turn starts ``now`` (default: the timer's now)."""
+        now = self.timer() if now is None else now
+        self.turn_started = now
+        return self.clock is not None and self.clock.charge(side, now - since)
+
+    def _check_flag(self, now: float | None = None) -> None:
+        self.tick(now)
+        if self.flagged is not None:
+            raise SessionError(409, f"the game is over: {COLOURS[self.flagged].capitalize()} lost on time")
+
     # ----- reading ----------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        """A copy of the game as it is now (cheap: arrays and move lists)."""
-        return Snapshot(self.id, self.game.copy(), self.seats)
+        """A copy of the game as it is now (cheap: arrays and move lists), its clock counted
+        down to now (a flag that fell meanwhile falls first)."""
+        self.tick()
+        return Snapshot(self.id, self.game.copy(), self.seats, self.clock_state(), self.flagged)
 
     def state(self, ply: int | None = None) -> dict:
         """The live position, or the position after ``ply`` plies (see :meth:`Snapshot.state`)."""
@@ -136,17 +226,25 @@ class Session:
                                     "start a new game")
 
     def play(self, text: str) -> None:
-        """Play a MoveString for the side to move (a person's move)."""
+        """Play a MoveString for the side to move (a person's move), and charge its time."""
+        now = self.timer()  # one reading: a move that passes the flag check is charged no later
+        self._check_flag(now)
         self._check_room()
+        side = self.game.side_to_move
         try:
             self.game.play(text)
         except HiveError as e:
             raise SessionError(400, f"illegal move: {e}") from None
+        self._charge(side, self.turn_started, now)
         self.version += 1
 
     def undo(self, plies: int | None = None) -> None:
         """Take back ``plies`` plies; by default back to the last position where a person was
-        to move before their latest move (one ply when both or neither side is a person)."""
+        to move before their latest move (one ply when both or neither side is a person).
+        Refused in a clock game (the module docstring)."""
+        if self.clock is not None:
+            raise SessionError(409, "undo is off in a game with a clock (the time moves took cannot be "
+                                    "given back); start a new game")
         game = self.game
         if plies is None:
             plies = 1
@@ -166,14 +264,19 @@ class Session:
         return self.engines[colour]
 
     async def engine_move(self, run: Callable[[Entry, Callable[[], int]], Awaitable[int]],
-                          timeout_s: float) -> None:
+                          timeout_s: float, max_share_s: float | None = None) -> None:
         """The engine on the side to move chooses a move, which is played if the game is still
-        here and unchanged when it comes back.
+        here and unchanged when it comes back. In a clock game it searches the time manager's
+        share of its time left (``players.clock.move_share``, counted when its search starts,
+        the wait for a search slot taken off) and is charged the time from now until its move
+        is back; a move back after its time ran out is not played: the engine lost on time.
 
         Args:
             run: awaits ``think()`` (the engine's choice, blocking) in a worker thread for the
                 seat's entry, within the request's deadline (``web.app`` picks the pool).
             timeout_s: the request's time limit, for the message of a timeout.
+            max_share_s: the most seconds a clock game's share may be (the request must end
+                within ``timeout_s``); None: no cap.
 
         Raises:
             SessionError: the game is over, a person is to move, the engine ran out of time
@@ -181,6 +284,7 @@ class Session:
                 the game is then unchanged.
         """
         game = self.game
+        self._check_flag()
         if game.is_over:
             raise SessionError(409, f"the game is over ({game.state})")
         self._check_room()
@@ -188,6 +292,17 @@ class Session:
         if self.seats[colour].kind == "human":
             raise SessionError(409, f"{COLOURS[colour].capitalize()} is played by a person, not an engine")
         position, version = game.copy(), self.version
+        started = self.timer()
+
+        def budget() -> Budget | None:
+            """The clock game's budget for this move, as of the start of its search."""
+            if self.clock is None:
+                return None
+            share = move_share(self.clock.remaining[colour] - (self.timer() - started),
+                               self.clock.control.increment_s)
+            if max_share_s is not None:
+                share = min(share, max_share_s)
+            return self.catalogue.clock_budget(self.seats[colour], share)
 
         def think() -> int:
             with self._engine_lock:
@@ -197,24 +312,33 @@ class Session:
                                                 "no move was played")
                     self._thinking = True
                 try:
-                    return int(self._engine(colour).choose(position))
+                    return int(self._engine(colour).choose(position, budget()))
                 finally:
                     with self._flag_lock:
                         self._thinking, closed = False, self.closed
                     if closed:  # deleted while thinking: close() left the engines to us
                         self._close_engines()
 
+        self.search_started = started if self.clock is not None else None
         try:
             move = await run(self.seats[colour], think)
         except TimeoutError:
+            if self.clock is not None:  # the time is spent all the same (no increment: no move)
+                self.clock.remaining[colour] -= self.timer() - started
+                if self.clock.remaining[colour] < 0:
+                    self.clock.flagged = colour
+                self.version += 1
             raise SessionError(504, f"the engine found no move within {timeout_s:g} s (waiting for a "
                                     "search slot included); no move was played") from None
+        finally:
+            self.search_started = None
         if self.closed:
             raise SessionError(404, "the game was deleted or expired while the engine thought; "
                                     "no move was played")
         if self.version != version or game is not self.game:
             raise SessionError(409, "the game changed while the engine thought; no move was played")
-        game.play(move)
+        if not self._charge(colour, started):
+            game.play(move)
         self.version += 1
         self.last_used = time.monotonic()
 
@@ -241,16 +365,19 @@ class SessionStore:
         max_sessions: most games kept at once, over all clients.
         per_client: most games one client keeps.
         idle_s: a game untouched this long (and not busy) is dropped.
+        clock: the monotonic clock games' clocks read, in seconds (a fake one in tests; expiry
+            keeps ``time.monotonic``).
     """
 
     def __init__(self, catalogue: Catalogue, max_sessions: int = 64, idle_s: float = 3600.0,
-                 per_client: int = 8):
+                 per_client: int = 8, clock: Callable[[], float] = time.monotonic):
         if max_sessions < 1 or per_client < 1 or idle_s <= 0:
             raise ValueError("SessionStore needs max_sessions >= 1, per_client >= 1 and idle_s > 0")
         self.catalogue = catalogue
         self.max_sessions = max_sessions
         self.per_client = per_client
         self.idle_s = idle_s
+        self.clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
 
     def __len__(self) -> int:
@@ -260,9 +387,10 @@ class SessionStore:
         """The games of one client, least recently used first."""
         return [s for s in self._sessions.values() if secrets.compare_digest(s.owner, owner)]
 
-    def create(self, owner: str, game: Game, seats: tuple[Entry, Entry], seed: int = 0) -> Session:
-        """A new game of ``owner``'s; at a cap, the client's own least recently used idle game
-        makes room (never another client's).
+    def create(self, owner: str, game: Game, seats: tuple[Entry, Entry], seed: int = 0,
+               control: ClockControl | None = None) -> Session:
+        """A new game of ``owner``'s (with a clock of ``control``, or none); at a cap, the
+        client's own least recently used idle game makes room (never another client's).
 
         Raises:
             SessionError: 429 when the client is at its cap with every game busy, or the store
@@ -280,7 +408,8 @@ class SessionStore:
                                         "try again later")
             self.drop(idle.id)
             mine.remove(idle)
-        session = Session(secrets.token_urlsafe(12), owner, game, seats, self.catalogue, seed)
+        session = Session(secrets.token_urlsafe(12), owner, game, seats, self.catalogue, seed, control,
+                          self.clock)
         self._sessions[session.id] = session
         return session
 

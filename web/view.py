@@ -94,6 +94,15 @@ def result_of(game: Game) -> dict | None:
     return {"state": game.state, "winner": None, "reason": reason, "text": text}
 
 
+def forfeit_result(flagged: int) -> dict:
+    """The result of a game lost on time by ``flagged`` (0 White, 1 Black): the board's state
+    stays InProgress (a GameString cannot say it), the game is over all the same."""
+    winner = 1 - flagged
+    return {"state": "WhiteWins" if winner == 0 else "BlackWins", "winner": COLOURS[winner],
+            "reason": "time forfeit", "flagged": COLOURS[flagged],
+            "text": f"{COLOUR_NAMES[flagged]} loses on time: {COLOUR_NAMES[winner]} wins"}
+
+
 def position_at(game: Game, ply: int) -> Game:
     """A copy of ``game`` taken back to ``ply`` plies (0 <= ply <= game.ply)."""
     view = game.copy()

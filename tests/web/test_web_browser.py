@@ -1,11 +1,13 @@
 """``hive-web`` in a real headless Chromium (Debian's ``chromium``, driven by Playwright):
 clicking pieces and destinations to the end of a game, illegal clicks, loading and stepping
-through a game with the arrow keys, the analysis panel and its labels, and the review mode.
+through a game with the arrow keys, the analysis panel and its labels, the review mode, and a
+game with a clock.
 
 Skipped when Chromium or Playwright is missing, except under CI (``CI=true``), where that is a
 failure: ``make test`` installs both (``make browser``). Set ``HIVE_WEB_SCREENSHOT=path.png`` to
 save a screenshot of the analysed mid-game position (how ``docs/web.png`` is made), and
-``HIVE_WEB_REVIEW_SCREENSHOT=path.png`` one of a reviewed game (``docs/review.png``).
+``HIVE_WEB_REVIEW_SCREENSHOT=path.png`` one of a reviewed game (``docs/review.png``), and
+``HIVE_WEB_CLOCK_SCREENSHOT=path.png`` one of a game with a clock (``docs/web-clock.png``).
 """
 
 from __future__ import annotations
@@ -321,3 +323,40 @@ def test_the_page_says_what_it_waits_for_and_is_usable_meanwhile(browser, server
     held[0].continue_()
     pg.wait_for_function("document.querySelector('#status').textContent.includes('to move')")
     pg.close()
+
+
+def clock_text(pg, colour: str) -> str:
+    return pg.inner_text(f"#clock-{colour} .time")
+
+
+def test_a_clock_game_counts_down_and_is_lost_on_time(page):
+    """Both clocks beside the board, the running one highlighted and counting down, the engine's
+    after its reply; then a 2-second clock left to run out: the server declares the loss."""
+    page.select_option("#clock", "60+1")
+    new_game(page, "greedy")
+    assert page.is_visible("#clock-white") and page.is_visible("#clock-black")
+    assert clock_text(page, "black") == "1:00" and page.is_disabled("#undo")
+    assert page.locator("#clock-white.running").count() == 1
+    assert page.locator("#clock-black.running").count() == 0
+    page.wait_for_function("document.querySelector('#clock-white .time').textContent === '0:58'",
+                           timeout=5_000)  # counting down between the server's answers
+    page.locator(".reserve-tile.movable[data-bug='G']").click()
+    page.locator(".dest").first.click()
+    idle(page)
+    page.wait_for_function("document.querySelectorAll('#move-list .move').length === 3")  # the engine replied
+    idle(page)
+    assert page.locator("#clock-white.running").count() == 1
+    assert clock_text(page, "white").startswith("0:5") or clock_text(page, "white") == "1:00"  # 60 - ~2 + 1
+    assert clock_text(page, "black") in ("1:00", "1:01")  # 60 - its move + 1
+    if os.environ.get("HIVE_WEB_CLOCK_SCREENSHOT"):
+        page.screenshot(path=os.environ["HIVE_WEB_CLOCK_SCREENSHOT"])
+
+    page.select_option("#clock", "custom")
+    page.fill("#clock-custom", "2+0")
+    new_game(page, "greedy")
+    assert clock_text(page, "white").startswith("0:0")  # tenths under 10 s: 0:01.9
+    page.wait_for_selector("#result-text", timeout=10_000)
+    assert page.inner_text("#result-text") == "White loses on time: Black wins"
+    assert "White loses on time" in page.inner_text("#status")
+    assert clock_text(page, "white") == "0:00.0" and page.locator("#clock-white.flagged").count() == 1
+    assert page.locator(".movable").count() == 0 and page.locator("#clock-white.running").count() == 0

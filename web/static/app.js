@@ -22,6 +22,8 @@ const ui = {
   review: null,    // the finished review of this game: {gameId, plies, scores}
   reviewToken: 0,
   zoom: { x: 0, y: 0, k: 1 },
+  clock: null,     // the live game's clock as of its last answer, with when it came (performance.now())
+  flagAsked: false,
 };
 const MARK_SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
@@ -236,6 +238,8 @@ function render() {
   renderMoveList();
   const passOnly = interactive && v.legal_moves.length === 1 && v.legal_moves[0].pass;
   $("pass").disabled = !passOnly;
+  $("undo").disabled = !!ui.game.clock;
+  $("undo").title = ui.game.clock ? "No undo in a game with a clock" : "";
   const banner = $("result-banner");
   banner.hidden = !v.result;
   banner.replaceChildren();
@@ -297,7 +301,83 @@ function renderTrays(interactive) {
       });
       tray.appendChild(div);
     }
+    const clock = document.createElement("div");
+    clock.className = "clock";
+    clock.id = `clock-${colour}`;
+    clock.hidden = true;
+    const side = document.createElement("span");
+    side.className = "clock-side";
+    side.textContent = label.textContent;
+    const time = document.createElement("span");
+    time.className = "time";
+    clock.append(side, time);
+    tray.appendChild(clock);
   }
+  renderClocks();
+}
+
+// ----- clocks ------------------------------------------------------------------------------
+// The server keeps the clocks (it declares a loss on time); the page only counts the running one
+// down between its answers, re-synced from each answer's `remaining`.
+function syncClock(state) {
+  ui.clock = state.clock ? { ...state.clock, at: performance.now() } : null;
+  ui.flagAsked = false;
+}
+
+function clockSeconds(side) {
+  const c = ui.clock;
+  let t = c.remaining[side];
+  if (c.running === side) t -= (performance.now() - c.at) / 1000;
+  return Math.max(0, t);
+}
+
+// m:ss (h:mm:ss from an hour), with tenths under 10 s.
+function formatClock(t) {
+  if (t < 10) {
+    const tenths = Math.floor(t * 10);
+    return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
+  const s = Math.floor(t), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+  const mmss = `${h ? String(m).padStart(2, "0") : m}:${String(s % 60).padStart(2, "0")}`;
+  return h ? `${h}:${mmss}` : mmss;
+}
+
+function renderClocks() {
+  const c = ui.clock;
+  ["white", "black"].forEach((colour, side) => {
+    const e = $(`clock-${colour}`);
+    if (!e) return;
+    e.hidden = !c;
+    if (!c) return;
+    const t = clockSeconds(side);
+    e.querySelector(".time").textContent = formatClock(t);
+    e.classList.toggle("running", c.running === side);
+    e.classList.toggle("flagged", c.flagged === side);
+    e.classList.toggle("low", t < 10);
+    e.title = `${colour === "white" ? "White" : "Black"}: ${t.toFixed(1)} s left (${c.control} clock)`;
+  });
+}
+
+// Every tenth of a second: the clocks drawn again, and when a person's displayed time is up the
+// server asked (once per answer), so that it declares the loss on time.
+function tickClock() {
+  const c = ui.clock;
+  if (!c) return;
+  renderClocks();
+  if (c.running === null || ui.flagAsked || !ui.game || ui.game.to_move_kind !== "human") return;
+  if (clockSeconds(c.running) > 0) return;
+  ui.flagAsked = true;
+  askFlag();
+}
+
+async function askFlag() {
+  const { id, live_ply: ply } = ui.game;
+  try {
+    const state = await api("GET", `/api/games/${id}`);
+    if (!ui.game || ui.game.id !== id || ui.game.live_ply !== ply) return; // a move came meanwhile
+    if (state.result) takeLive(state);
+    else syncClock(state); // the page ran ahead of the server: asked again when it is up
+  } catch (e) { showError(e.message); }
 }
 
 function renderStatus() {
@@ -629,6 +709,7 @@ function showState(state, fit = false) {
   ui.target = null;
   $("game-type").value = state.game_type;
   ui.game = state;
+  syncClock(state);
   ui.view = state;
   ui.selected = null;
   render();
@@ -664,6 +745,15 @@ async function playMove(move) {
   } catch (e) { showError(e.message); } finally { setBusy(-1); }
 }
 
+// A new live state of the game on screen; the board follows it unless an earlier ply is shown.
+function takeLive(state, draw = true) {
+  const follow = ui.view === ui.game;
+  ui.game = state;
+  syncClock(state);
+  if (follow) { ui.view = state; ui.selected = null; ui.target = null; }
+  if (draw) render();
+}
+
 // Let engines move while it is an engine's turn (the opponent, or both sides when watching).
 async function runEngines() {
   const token = ++ui.loopToken;
@@ -678,9 +768,7 @@ async function runEngines() {
     try {
       const state = await api("POST", `/api/games/${ui.game.id}/engine-move`);
       if (token !== ui.loopToken) return;
-      const follow = ui.view === ui.game;
-      ui.game = state;
-      if (follow) { ui.view = state; ui.selected = null; ui.target = null; }
+      takeLive(state, false);
     } catch (e) {
       showError(e.message);
       return;
@@ -718,6 +806,9 @@ async function startGame(record) {
   ui.watching = $("mode").value === "watch";
   const [white, black] = seatIds();
   const body = { game_type: $("game-type").value, white, black, seed: Math.floor(Math.random() * 1e9) };
+  if (record === undefined && $("mode").value === "play" && $("clock").value) {
+    body.clock = $("clock").value === "custom" ? $("clock-custom").value.trim() : $("clock").value;
+  }
   if (record !== undefined) {
     body.record = record;
     body.record_game = Math.max(1, parseInt($("load-game").value || "1", 10));
@@ -794,6 +885,11 @@ async function init() {
     $("setup").classList.toggle("review", $("mode").value === "review");
   });
   $("setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
+  $("clock").addEventListener("change", () => {
+    $("clock-custom").hidden = $("clock").value !== "custom";
+    if (!$("clock-custom").hidden) $("clock-custom").focus();
+  });
+  setInterval(tickClock, 100);
   $("speed").addEventListener("input", () => { $("speed-out").textContent = `${($("speed").value / 1000).toFixed(1)} s`; });
   $("pause").addEventListener("click", () => { ui.paused = !ui.paused; $("pause").textContent = ui.paused ? "Resume" : "Pause"; });
   $("flip").addEventListener("click", () => { ui.flipped = !ui.flipped; render(); fitView(); });
