@@ -461,9 +461,10 @@ def conditions_text(report: ArenaReport) -> str:
 def _conditions(report: ArenaReport) -> str:
     """One line: the budget, each player's threads, the processes' cores."""
     threads = ", ".join(f"{n} {t}" for n, t in zip(report.names, report.threads, strict=False) if t)
+    pinned = report.pinned if report.pinned != "not pinned" or report.config.thread_limit() else ""
     cores = {"pinned": "each game's process pinned to a core of its own",
              "not pinned": "processes not pinned",
-             "mixed": "some games pinned, some not"}.get(report.pinned, "")
+             "mixed": "some games pinned, some not"}.get(pinned, "")
     return "; ".join(x for x in (f"Budget: {conditions_text(report)}",
                                  f"threads: {threads}" if threads else "", cores) if x)
 

@@ -16,6 +16,7 @@ class RandomPlayer:
 
     def __init__(self, seed: int = 0, name: str = "random"):
         self.name = name
+        self.threads = 1
         self._rng = np.random.default_rng(seed)
 
     def choose(self, game: Game, budget: Budget | None = None) -> int:
@@ -36,6 +37,7 @@ class GreedyPlayer:
 
     def __init__(self, seed: int = 0, name: str = "greedy", weights: np.ndarray | None = None):
         self.name = name
+        self.threads = 1
         self._rng = np.random.default_rng(seed)
         self._weights = DEFAULT_WEIGHTS if weights is None else np.ascontiguousarray(weights, dtype=np.int32)
         self.last_stats: dict[str, int] = {}

@@ -143,3 +143,25 @@ def test_a_timed_arena_asks_engines_for_one_thread_and_reports_it(tmp_path):
     run_arena(ArenaConfig("gauntlet", ("alphabeta:depth=1", spec + ",threads=3"), 2, time_s=0.05, ply_cap=12),
               tmp_path / "own", progress=False)
     assert "options set NumThreads 3" in log.read_text() and "options set NumThreads 1" not in log.read_text()
+
+
+def test_nokamute_follows_the_game_move_by_move_on_one_thread(tmp_path):
+    """The real engine: one newgame a game, every reply in step, NumThreads and TableSizeMiB set."""
+    from conftest import require_tool
+
+    nokamute = require_tool("nokamute")
+    with UhpPlayer([str(nokamute)], default_budget=Budget(depth=1), threads=1, table_mib=16) as engine:
+        assert engine.threads == 1 and engine.options["TableSizeMiB"][1] == "16"
+        game = Game("Base+MLP")
+        for _ in range(12):
+            game.play(engine.choose(game))
+            if game.is_over:
+                break
+            game.play(game.legal_moves()[0])
+            if game.is_over:
+                break
+        sent_before = engine.commands
+        game.undo(3)
+        engine.choose(game)  # undo, not a new game
+        assert engine.resyncs == 0 and engine.commands - sent_before == 2  # "undo N" and bestmove
+        assert engine._engine_game is not None and engine._engine_game[1] == game.game_string().split(";")[3:]
