@@ -49,8 +49,9 @@ class ArenaConfig:
             each side's moves share its clock, and a side whose clock runs out loses.
         threads: search threads asked of each side (external engines: UHP ``NumThreads``, unless
             the spec sets ``threads=``; our players search on one). None: 1 in a timed match
-            (``time_s`` or ``clock``: one core a side, and each worker process pinned to a core
-            of its own where the machine has one per worker), else each player's own.
+            (``time_s``, ``clock`` or a spec's ``time=``: one core a side, and each worker
+            process pinned to a core of its own where the machine has one per worker), else each
+            player's own.
         elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only).
     """
 
@@ -128,11 +129,13 @@ class ArenaConfig:
                              "time comes from the clock")
 
     def thread_limit(self) -> int | None:
-        """The threads asked of each side: ``threads``, else 1 in a timed match (``time_s`` or a
-        clock), else None (each player's own)."""
+        """The threads asked of each side: ``threads``, else 1 in a timed match (``time_s``, a
+        clock, or a spec's own ``time=``), else None (each player's own)."""
         if self.threads is not None:
             return self.threads
-        return 1 if self.time_s is not None or self.clock is not None else None
+        timed = self.time_s is not None or self.clock is not None or any(
+            p not in self.player_objects and spec_time(p) is not None for p in self.players)
+        return 1 if timed else None
 
     def side_budget(self, player: str) -> Budget | None:
         """The budget a move of ``player`` (a spec or label): the arena's, with the spec's own

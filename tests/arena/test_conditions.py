@@ -124,6 +124,8 @@ def test_a_spec_time_overrides_the_arena_time_for_that_player(monkeypatch, tmp_p
         for side, spec in enumerate((task.white, task.black)):
             want = 0.3 if spec == "alphabeta:time=0.3" else 1.0
             assert task.side_budget(side) == Budget(time_s=want)
+    assert ArenaConfig("gauntlet", ("alphabeta:time=0.3", "greedy"), 2).thread_limit() == 1  # timed
+    assert ArenaConfig("gauntlet", ("alphabeta:depth=2", "greedy"), 2).thread_limit() is None
     assert ArenaConfig("gauntlet", ("alphabeta:time=0.3", "greedy"), 2, depth=4).side_budget(
         "alphabeta:time=0.3") == Budget(time_s=0.3, depth=4)
     # played: each side's seconds a move follow its own time (the report shows the odds)
