@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from hive_env.outcome import DEFAULT_PLY_CAP
-from players import Budget, Player, PlayerSpecError, parse_spec, player_label
+from players import Budget, Player, PlayerSpecError, player_label
 from players.clock import ClockControl, ClockError
+from players.registry import spec_option
 
 from .sprt import Sprt
 
@@ -183,10 +184,10 @@ class ArenaConfig:
 
 def spec_time(spec: str) -> float | None:
     """The ``time=`` of a spec (seconds), or None when it gives none or is no spec."""
+    text = spec_option(spec, "time")
     try:
-        text = parse_spec(spec)[1].get("time")
         return float(text) if text is not None else None
-    except (PlayerSpecError, ValueError):
+    except ValueError:
         return None
 
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
-from players import Budget, Player, PlayerSpecError, make_player, parse_spec, search_stats
+from players import Budget, Player, PlayerSpecError, make_player, search_stats
 from players.base import prepare_for
 from players.clock import ClockControl, GameClock
+from players.registry import spec_option
 from players.uhp_client import UhpEngineError, UhpIllegalMoveError, UhpTimeoutError, clip
 
 from .config import ArenaConfig, ArenaError
@@ -64,14 +65,8 @@ def limit_threads(player: object, spec: str, threads: int | None) -> None:
     """Ask ``player`` for ``threads`` search threads when it can be asked (an external engine's
     ``limit_threads``) and its spec does not set them itself (``threads=``)."""
     limit = getattr(player, "limit_threads", None)
-    if threads is None or not callable(limit):
-        return
-    try:
-        if "threads" in parse_spec(spec)[1]:
-            return
-    except PlayerSpecError:
-        pass
-    limit(threads)
+    if threads is not None and callable(limit) and spec_option(spec, "threads") is None:
+        limit(threads)
 
 
 def play_game(task: GameTask, clock: Callable[[], float] = time.perf_counter) -> dict[str, Any]:
@@ -139,7 +134,7 @@ def play_game(task: GameTask, clock: Callable[[], float] = time.perf_counter) ->
             move_stats.append(stats or None)
     except UhpEngineError as e:  # an external engine's fault: its loss, and the arena goes on
         termination, detail = _engine_fault(e), str(e)
-        if timer is not None and players[side:] and timer.charge(side, took):
+        if timer is not None and len(players) == 2 and timer.charge(side, took):  # failed in a move
             termination = "time_forfeit"
     except Exception as e:  # one of our players failed: its loss, as an engine's fault is
         termination, detail = "player_error", f"{type(e).__name__}: {' '.join(str(e).split())}"
@@ -162,9 +157,8 @@ def play_game(task: GameTask, clock: Callable[[], float] = time.perf_counter) ->
               "white_seconds": round(spent[0], 4), "black_seconds": round(spent[1], 4),
               "move_seconds": move_seconds, "move_stats": move_stats,
               "seeds": list(task.seeds), "game_string": game.game_string(),
-              "threads": [_threads(p) for p in players] + [None] * (2 - len(players)),
-              "cpus": _cpus(),
-              "resyncs": [getattr(p, "resyncs", None) for p in players] + [None] * (2 - len(players))}
+              "threads": _per_side(players, _threads), "cpus": _cpus(),
+              "resyncs": _per_side(players, lambda p: getattr(p, "resyncs", None))}
     if timer is not None:
         record["clock"] = task.clock
         record["clock_left"] = [round(x, 4) for x in timer.remaining]
@@ -177,6 +171,11 @@ def _engine_fault(error: UhpEngineError) -> str:
     if isinstance(error, UhpIllegalMoveError):
         return "illegal_move"
     return "engine_timeout" if isinstance(error, UhpTimeoutError) else "engine_crash"
+
+
+def _per_side(players: list[Player], value: Callable[[Player], Any]) -> list[Any]:
+    """``[white's, black's]`` value (None for a side whose player was never built)."""
+    return [value(p) for p in players] + [None] * (2 - len(players))
 
 
 def _threads(player: object) -> int | None:

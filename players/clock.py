@@ -97,12 +97,14 @@ class GameClock:
         """The time manager's seconds for ``side``'s next move (:func:`move_share`)."""
         return move_share(self.remaining[side], self.control.increment_s)
 
-    def charge(self, side: int, seconds: float) -> bool:
+    def charge(self, side: int, seconds: float, increment: bool = True) -> bool:
         """Take ``seconds`` off ``side``'s clock; True (and :attr:`flagged` set) when that ran
-        it out, else the increment is added."""
+        it out, else the increment is added (``increment=False``: time spent without a move
+        played, e.g. a search abandoned at a deadline)."""
         self.remaining[side] -= seconds
         if self.remaining[side] < 0:
             self.flagged = side
             return True
-        self.remaining[side] += self.control.increment_s
+        if increment:
+            self.remaining[side] += self.control.increment_s
         return False

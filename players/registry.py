@@ -142,6 +142,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return kind, options
 
 
+def spec_option(spec: str, key: str) -> str | None:
+    """The text a spec gives ``key`` (``spec_option("alphabeta:time=0.5", "time")`` -> ``"0.5"``),
+    or None when it gives none or is no spec (a Player object's label)."""
+    try:
+        return parse_spec(spec)[1].get(key)
+    except PlayerSpecError:
+        return None
+
+
 def with_option(spec: str, key: str, value: object) -> str:
     """``spec`` with ``key=value`` set (added, or replacing the spec's own value).
 

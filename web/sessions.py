@@ -324,9 +324,7 @@ class Session:
             move = await run(self.seats[colour], think)
         except TimeoutError:
             if self.clock is not None:  # the time is spent all the same (no increment: no move)
-                self.clock.remaining[colour] -= self.timer() - started
-                if self.clock.remaining[colour] < 0:
-                    self.clock.flagged = colour
+                self.clock.charge(colour, self.timer() - started, increment=False)
                 self.version += 1
             raise SessionError(504, f"the engine found no move within {timeout_s:g} s (waiting for a "
                                     "search slot included); no move was played") from None
