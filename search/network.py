@@ -62,9 +62,11 @@ def maybe_compile(model: HiveGNN, compile: bool) -> Callable[..., tuple[torch.Te
     return run
 
 
-BACKENDS = ("auto", "torch", "numba", "onnx")
+BACKENDS = ("auto", "torch", "numba", "packed", "onnx")
 """Inference backends: ``torch`` (the model itself, eager or ``torch.compile``), ``numba`` (the
-packed forward pass compiled from the exported weights, CPU), ``onnx`` (ONNX Runtime, CPU,
+per-game forward pass compiled from the exported weights, CPU), ``packed`` (``search.packednet``:
+the whole batch's nodes packed into rows, its products in BLAS GEMMs at the precision the CPU's
+matrix units serve, CPU), ``onnx`` (ONNX Runtime, CPU,
 optional dependency: ``pip install onnxruntime onnx``); ``auto`` picks the fastest that the
 tests prove equal to torch, as ``scripts.bench_inference`` measured it on one CPU core: numba
 on a CPU in float32 (every batch for networks up to :data:`NUMBA_ALWAYS_WIDTH` wide; for wider
@@ -92,7 +94,7 @@ def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> s
         raise ValueError(f"unknown inference backend {backend!r} (known: {', '.join(BACKENDS)})")
     if backend == "auto":
         return "numba" if device.type == "cpu" and not bf16 else "torch"
-    if backend in ("numba", "onnx") and device.type != "cpu":
+    if backend in ("numba", "packed", "onnx") and device.type != "cpu":
         raise ValueError(f"inference backend {backend!r} runs on the CPU only, not on {device.type}")
     return backend
 
@@ -132,6 +134,13 @@ class Evaluator:
 
             if self._impl is None:
                 self._impl = FastNet(self.model)
+            else:
+                self._impl.load(self.model)
+        elif self.backend == "packed":
+            from .packednet import PackedNet
+
+            if self._impl is None:
+                self._impl = PackedNet(self.model)
             else:
                 self._impl.load(self.model)
         elif self.backend == "onnx":
