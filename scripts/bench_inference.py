@@ -36,7 +36,8 @@ from models.gnn import SIZES, build_model
 from search.network import Evaluator, make_evaluator, pick_device, resolve_backend
 
 BACKENDS = {"eager": ("torch", False), "compile": ("torch", True), "onnx": ("onnx", False),
-            "numba": ("numba", False)}
+            "numba": ("numba", False), "fp32": ("packed-fp32", False), "bf16": ("packed-bf16", False),
+            "int8": ("packed-int8", False)}
 """Benchmark names -> (``make_evaluator`` backend, ``compile``)."""
 POOL_BATCHES = 4
 """Different batches per batch size that the timed calls cycle through."""

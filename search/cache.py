@@ -15,6 +15,7 @@ an entry with its logits). Capacity 0 turns it off.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
@@ -60,7 +61,7 @@ class EvalCache:
 
     def __init__(self, capacity: int):
         self.capacity = int(capacity)
-        self._entries: dict[int, tuple[np.ndarray, float]] = {}
+        self._entries: OrderedDict[int, tuple[np.ndarray, float]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
@@ -90,8 +91,8 @@ class EvalCache:
             logits = np.full((k, m), NO_LOGIT, np.float32)
             values = np.zeros(k, np.float32)
             if miss:
-                sub = {name: v[miss] for name, v in obs.items()}
-                logits[miss], values[miss] = _as_outputs(evaluate(sub))
+                sub_logits, values[miss] = _as_outputs(evaluate(_rows(obs, np.asarray(miss))))
+                logits[miss, : sub_logits.shape[1]] = sub_logits
             for i, e in enumerate(found):
                 if e is not None:
                     logits[i, : e[0].shape[0]] = e[0]
@@ -99,9 +100,30 @@ class EvalCache:
         n_legal = obs["n_legal"]
         for i in miss:
             if len(entries) >= self.capacity:
-                del entries[next(iter(entries))]
+                entries.popitem(last=False)  # O(1); next(iter(dict)) walks the deleted slots
             entries[keys[i]] = (logits[i, : n_legal[i]].copy(), float(values[i]))
         return logits, values
+
+
+NODE_AXIS = ("node_feat", "node_type", "neighbours", "node_mask", "node_hex")
+MOVE_AXIS = ("legal_actions", "legal_src", "legal_dst")
+
+
+def _rows(obs: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The observation rows ``rows``, their node and move axes cut to the rows' largest node and
+    legal-move counts (real nodes and moves are prefixes of the padded axes), so that the copy
+    costs what the positions hold, not the padding (N and M slots, mostly empty)."""
+    nodes = max(1, int(obs["n_nodes"][rows].max())) if "n_nodes" in obs else None
+    moves = max(1, int(obs["n_legal"][rows].max()))
+    out = {}
+    for name, v in obs.items():
+        if name in NODE_AXIS and nodes is not None:
+            out[name] = v[rows, :nodes]
+        elif name in MOVE_AXIS:
+            out[name] = v[rows, :moves]
+        else:
+            out[name] = v[rows]
+    return out
 
 
 def _as_outputs(out: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

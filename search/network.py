@@ -3,9 +3,11 @@
 ``make_evaluator(model)`` returns the ``evaluate(obs) -> (policy_logits, values)`` callable
 that :class:`search.mcts.BatchedMCTS` takes: one batched forward pass, no gradients, on an
 inference backend (:data:`BACKENDS`: the torch model, eager or compiled, with optional
-bfloat16 autocast on CUDA; the numba kernels of ``search.fastnet``; ONNX Runtime). The torch
+bfloat16 autocast on CUDA; the packed GEMMs of ``search.packednet``, in bfloat16 on the CPU's
+matrix units where it has them; the numba kernels of ``search.fastnet``; ONNX Runtime). The torch
 model stays the source of truth and checkpoints the one file format: the other backends
-compute its function from weights copied out of it (``tests/search/test_fastnet.py``).
+compute its function from weights copied out of it (``tests/search/test_fastnet.py``,
+``tests/search/test_packednet.py``). :meth:`Evaluator.describe` says which runs, for logs.
 Observations become tensors with ``torch.from_numpy`` (no copy on the CPU).
 """
 
@@ -22,7 +24,7 @@ from models.gnn import NEG_INF, HiveGNN, expected_value
 
 from .inputs import NETWORK_INPUTS, to_tensors, trim
 
-__all__ = ["BACKENDS", "COMPILED_MIN_BATCH", "NETWORK_INPUTS", "NUMBA_ALWAYS_WIDTH", "Evaluator",
+__all__ = ["BACKENDS", "NETWORK_INPUTS", "Evaluator",
            "make_evaluator", "maybe_compile", "pick_device", "resolve_backend", "to_tensors", "trim",
            "uniform_evaluate"]
 
@@ -62,30 +64,19 @@ def maybe_compile(model: HiveGNN, compile: bool) -> Callable[..., tuple[torch.Te
     return run
 
 
-BACKENDS = ("auto", "torch", "numba", "packed", "onnx")
+BACKENDS = ("auto", "torch", "numba", "packed", "packed-fp32", "packed-bf16", "packed-int8", "onnx")
 """Inference backends: ``torch`` (the model itself, eager or ``torch.compile``), ``numba`` (the
 per-game forward pass compiled from the exported weights, CPU), ``packed`` (``search.packednet``:
 the whole batch's nodes packed into rows, its products in BLAS GEMMs at the precision the CPU's
-matrix units serve, CPU), ``onnx`` (ONNX Runtime, CPU,
-optional dependency: ``pip install onnxruntime onnx``); ``auto`` picks the fastest that the
-tests prove equal to torch, as ``scripts.bench_inference`` measured it on one CPU core: numba
-on a CPU in float32 (every batch for networks up to :data:`NUMBA_ALWAYS_WIDTH` wide; for wider
-ones, with ``compile``, batches of :data:`COMPILED_MIN_BATCH` or more go to the compiled torch
-model, whose GEMMs win there), torch elsewhere (CUDA, bfloat16)."""
-
-NUMBA_ALWAYS_WIDTH = 64
-"""Up to this width (the tiny and small sizes) numba beats the compiled model at every batch on a
-CPU core (tiny: 13.7x eager at batch 1, 2.6x at 64, compiled 2.1x; small: 6.1x and 2.1x,
-compiled 1.6x); self-play of the cpu preset: 148 positions/s with numba, 115 compiled."""
-
-COMPILED_MIN_BATCH = 8
-"""With ``backend=auto`` and ``compile`` on a CPU, for networks wider than
-:data:`NUMBA_ALWAYS_WIDTH`: the batch size from which the compiled model is faster (the default
-size: numba 2.5x eager at batch 1, compiled 1.4x; at batch 8 numba 1.0x, compiled 1.4x)."""
+matrix units serve: bf16 on AMX / AVX512-BF16 from :data:`search.packednet.HALF_MIN_BATCH`
+positions, fp32 below and on CPUs without them; ``packed-fp32``, ``packed-bf16``, ``packed-int8``
+force one precision), ``onnx`` (ONNX Runtime, CPU, optional dependency: ``pip install onnxruntime
+onnx``). ``auto``: ``packed`` on a CPU, the fastest at every batch from 2 and every size as
+``scripts.bench_inference`` measured it (docs/strength.md, "Issue 37"), torch elsewhere (CUDA)."""
 
 
 def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> str:
-    """The backend ``backend`` stands for on ``device`` (``auto`` -> numba on CPU, else torch).
+    """The backend ``backend`` stands for on ``device`` (``auto`` -> packed on CPU, else torch).
 
     Raises:
         ValueError: an unknown backend, or one that cannot run on ``device``.
@@ -93,8 +84,8 @@ def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> s
     if backend not in BACKENDS:
         raise ValueError(f"unknown inference backend {backend!r} (known: {', '.join(BACKENDS)})")
     if backend == "auto":
-        return "numba" if device.type == "cpu" and not bf16 else "torch"
-    if backend in ("numba", "packed", "onnx") and device.type != "cpu":
+        return "packed" if device.type == "cpu" and not bf16 else "torch"
+    if (backend in ("numba", "onnx") or backend.startswith("packed")) and device.type != "cpu":
         raise ValueError(f"inference backend {backend!r} runs on the CPU only, not on {device.type}")
     return backend
 
@@ -104,27 +95,29 @@ class Evaluator:
     :class:`search.mcts.BatchedMCTS` takes.
 
     Attributes:
-        backend: the backend that runs small batches (``resolve_backend``).
-        large_batch_torch: batches of :data:`COMPILED_MIN_BATCH` or more run on the compiled
-            torch model (``auto`` with ``compile`` on a CPU, networks wider than
-            :data:`NUMBA_ALWAYS_WIDTH`).
+        backend: the backend it runs (``resolve_backend``).
         model: the torch model, the source of truth. New weights: :meth:`load_weights` (or
             ``model.load_state_dict`` then :meth:`refresh`); torch reads the parameters at
-            each call, numba and onnx copy them. Nothing is rebuilt or recompiled.
+            each call, numba, packed and onnx copy them. Nothing is rebuilt or recompiled.
     """
 
-    def __init__(self, model: HiveGNN, device: torch.device, bf16: bool, compile: bool, backend: str,
-                 large_batch_torch: bool = False):
+    def __init__(self, model: HiveGNN, device: torch.device, bf16: bool, compile: bool, backend: str):
         self.model = model
         self.device = device
         self.bf16 = bf16
         self.backend = backend
-        self.large_batch_torch = large_batch_torch
         model.eval()
-        uses_torch = backend == "torch" or large_batch_torch
-        self._net = maybe_compile(model, compile) if uses_torch else None
+        self._net = maybe_compile(model, compile) if backend == "torch" else None
         self._impl = None
         self.refresh()
+
+    def describe(self) -> str:
+        """What runs the network, for logs: the backend, its precision and why it was chosen."""
+        if self.backend.startswith("packed"):
+            return f"packed, {self._impl.describe()}"
+        if self.backend == "torch":
+            return f"torch on {self.device}{' (bf16 autocast)' if self.bf16 else ''}"
+        return f"{self.backend} (fp32)"
 
     def refresh(self) -> None:
         """Take the model's current weights (after ``load_state_dict``); cheap, no recompiling."""
@@ -136,11 +129,11 @@ class Evaluator:
                 self._impl = FastNet(self.model)
             else:
                 self._impl.load(self.model)
-        elif self.backend == "packed":
+        elif self.backend.startswith("packed"):
             from .packednet import PackedNet
 
             if self._impl is None:
-                self._impl = PackedNet(self.model)
+                self._impl = PackedNet(self.model, self.backend.partition("-")[2] or "auto")
             else:
                 self._impl.load(self.model)
         elif self.backend == "onnx":
@@ -156,8 +149,7 @@ class Evaluator:
 
     def __call__(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         obs = adapt_obs(obs, self.model.encoding_version)
-        if self._impl is not None and not (self.large_batch_torch
-                                           and obs["legal_src"].shape[0] >= COMPILED_MIN_BATCH):
+        if self._impl is not None:
             return self._impl(obs)
         return self._torch(obs)
 
@@ -197,17 +189,14 @@ def make_evaluator(model: HiveGNN, device: torch.device | str = "cpu", bf16: boo
     Args:
         device: where the model runs (the numba and onnx backends: CPU only).
         bf16: bfloat16 autocast (torch on CUDA).
-        compile: ``torch.compile`` the model (the torch backend, and ``auto``'s large batches).
-        backend: one of :data:`BACKENDS`; ``auto`` picks the fastest proven equal.
+        compile: ``torch.compile`` the model (the torch backend).
+        backend: one of :data:`BACKENDS`; ``auto`` picks the fastest (:data:`BACKENDS`).
 
     Raises:
         ValueError: an unknown backend, or one that cannot run on ``device``.
     """
     device = torch.device(device) if isinstance(device, str) else device
-    resolved = resolve_backend(backend, device, bf16)
-    split = (backend == "auto" and resolved == "numba" and compile
-             and model.config.width > NUMBA_ALWAYS_WIDTH)
-    return Evaluator(model, device, bf16, compile, resolved, large_batch_torch=split)
+    return Evaluator(model, device, bf16, compile, resolve_backend(backend, device, bf16))
 
 
 def uniform_evaluate(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -35,7 +35,10 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
+from llvmlite import ir
 from numba import njit
+from numba.core import types
+from numba.extending import intrinsic, overload
 
 from models.gnn import NEG_INF, HiveGNN
 
@@ -101,21 +104,24 @@ class Gemm:
             raise ValueError(f"unknown GEMM precision {precision!r}")
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor, accumulate: bool = False) -> None:
-        """``out (+)= x @ W.T`` (``x [R, K]``, ``out [R, O]``, float32 tensors)."""
+        """``out (+)= x @ W.T`` (``x [R, K]``, ``out [R, O]``): float32 tensors at fp32 and int8;
+        bfloat16 ones at bf16 (oneDNN's bf16 GEMM, fp32 accumulation, rounded once at the end;
+        no ``accumulate``: the caller adds the product)."""
         if self.precision == "fp32":
             if accumulate:
                 out.addmm_(x, self.w)
             else:
                 torch.mm(x, self.w, out=out)
-            return
-        if self.precision == "bf16":
-            y = torch.mm(x.to(torch.bfloat16), self.w)
+        elif self.precision == "bf16":
+            if accumulate:
+                raise ValueError("a bf16 GEMM writes its product; the caller adds it")
+            torch.mm(x, self.w, out=out)
         else:
             y = torch.ops.quantized.linear_dynamic(x, self.w, True)
-        if accumulate:
-            out.add_(y)
-        else:
-            out.copy_(y)
+            if accumulate:
+                out.add_(y)
+            else:
+                out.copy_(y)
 
 
 def _int8_pack(w: torch.Tensor):
@@ -131,7 +137,7 @@ class PackedWeights(NamedTuple):
     """The GEMMs of one network at one precision (the rest of :class:`fastnet.Weights` is read
     by the numba kernels directly)."""
 
-    embed: Gemm            # node features -> C
+    embed: Gemm            # node features -> C (float32 in and out at every precision but int8)
     w1: list[Gemm]         # per block: local [4C] -> 2C
     w1_ctx: list[Gemm]     # per block: context C -> 2C
     w2: list[Gemm]         # per block: 2C -> C
@@ -142,13 +148,95 @@ class PackedWeights(NamedTuple):
 def pack_gemms(w, precision: str) -> PackedWeights:
     L = w.w1.shape[0]
     return PackedWeights(
-        Gemm(w.embed_node, precision), [Gemm(w.w1[i], precision) for i in range(L)],
+        Gemm(w.embed_node, "fp32" if precision == "bf16" else precision),  # features are float32
+        [Gemm(w.w1[i], precision) for i in range(L)],
         [Gemm(w.w1_ctx[i], "fp32") for i in range(L)],  # [B, C] rows: too small to gain
         [Gemm(w.w2[i], precision) for i in range(L)],
         Gemm(np.concatenate([w.pol_src, w.pol_dst]), precision), Gemm(w.pol_pair, precision))
 
 
+# ----- bfloat16 in numba: bit casts, and loads and stores that follow the buffer's dtype -------
+
+
+@intrinsic
+def _f32_bits(typingctx, x):
+    """The bits of a float32 as a uint32 (a bit cast, no conversion)."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.uint32(types.float32), codegen
+
+
+@intrinsic
+def _bits_f32(typingctx, u):
+    """The float32 whose bits are the uint32 ``u``."""
+    if u != types.uint32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(types.uint32), codegen
+
+
+def _load(a, i, j):
+    """``a[i, j]`` as float32: a float32 buffer as it is, a uint16 one as bfloat16 bits."""
+
+
+def _store(a, i, j, v):
+    """``a[i, j] = v``: into a float32 buffer as it is, into a uint16 one rounded to bfloat16
+    (round to nearest even, as torch's conversion)."""
+
+
+@overload(_load, inline="always")
+def _load_impl(a, i, j):
+    if a.dtype == types.uint16:
+        return lambda a, i, j: _bits_f32(np.uint32(np.uint32(a[i, j]) << np.uint32(16)))
+    return lambda a, i, j: a[i, j]
+
+
+@overload(_store, inline="always")
+def _store_impl(a, i, j, v):
+    if a.dtype == types.uint16:
+        def store_bf16(a, i, j, v):
+            u = _f32_bits(np.float32(v))
+            a[i, j] = np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1)))
+                                >> np.uint32(16))
+
+        return store_bf16
+
+    def store(a, i, j, v):
+        a[i, j] = v
+
+    return store
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=FLAGS, error_model="numpy")
+def _gelu1(v):
+    """Exact GELU of one float32 (``fastnet._gelu_``'s rational erf, branch-free)."""
+    z = min(max(v * np.float32(0.7071067811865476), np.float32(-4.0)), np.float32(4.0))
+    z2 = z * z
+    p = z2 * np.float32(-2.72614225801306e-10) + np.float32(2.77068142495902e-08)
+    p = z2 * p + np.float32(-2.10102402082508e-06)
+    p = z2 * p + np.float32(-5.69250639462346e-05)
+    p = z2 * p + np.float32(-7.34990630326855e-04)
+    p = z2 * p + np.float32(-2.95459980854025e-03)
+    p = z2 * p + np.float32(-1.60960333262415e-02)
+    p = z * p
+    q = z2 * np.float32(-1.45660718464996e-05) + np.float32(-2.13374055278905e-04)
+    q = z2 * q + np.float32(-1.68282697438203e-03)
+    q = z2 * q + np.float32(-7.37332916720468e-03)
+    q = z2 * q + np.float32(-1.42647390514189e-02)
+    return np.float32(0.5) * v * (np.float32(1.0) + p / q)
+
+
 # ----- kernels over the packed rows ------------------------------------------------------------
+# The buffers a GEMM reads or writes (local, hidden, the block's output, hz's copy, node_sd, pair,
+# the pair product) are float32 at fp32 and int8, uint16 (bfloat16 bits) at bf16: the kernels
+# read and write them through _load and _store, so the GEMMs take and give bfloat16 directly.
 
 
 @njit(cache=True, nogil=True)
@@ -205,25 +293,31 @@ def _embed_finish(h, row_game, glob, bias):
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
 def _mix_inputs(h, ln_w, ln_b, void, eps, nb, offsets, x, local, ctx):
     """Pre-norm ``x = LN(h)`` (row R: the void vector), the local features ``[x, sum, adjacent
-    pairs, 2 * opposite pairs]`` of each row's six neighbours, and each game's mean of ``x``."""
+    pairs, 2 * opposite pairs]`` of each row's six neighbours into ``local``, and each game's
+    mean of ``x``."""
     R, C = h.shape
     _layer_norm(h, ln_w, ln_b, eps, x[:R])
     x[R, :] = void
+    # The three sums go to row scratch first, then out in four plain loops: one loop writing all
+    # four (through _store) does not vectorise, and ran 1.4x (float32) to 2.3x (bf16) slower.
+    near = np.empty(C, np.float32)
+    adj = np.empty(C, np.float32)
+    opp = np.empty(C, np.float32)
     for r in range(R):
-        r0 = x[nb[r, 0]]
-        r1 = x[nb[r, 1]]
-        r2 = x[nb[r, 2]]
-        r3 = x[nb[r, 3]]
-        r4 = x[nb[r, 4]]
-        r5 = x[nb[r, 5]]
-        xi = x[r]
-        li = local[r]
+        n0, n1, n2, n3, n4, n5 = nb[r, 0], nb[r, 1], nb[r, 2], nb[r, 3], nb[r, 4], nb[r, 5]
         for j in range(C):
-            a0, a1, a2, a3, a4, a5 = r0[j], r1[j], r2[j], r3[j], r4[j], r5[j]
-            li[j] = xi[j]
-            li[C + j] = a0 + a1 + a2 + a3 + a4 + a5
-            li[2 * C + j] = a0 * a1 + a1 * a2 + a2 * a3 + a3 * a4 + a4 * a5 + a5 * a0
-            li[3 * C + j] = np.float32(2.0) * (a0 * a3 + a1 * a4 + a2 * a5)
+            a0, a1, a2, a3, a4, a5 = x[n0, j], x[n1, j], x[n2, j], x[n3, j], x[n4, j], x[n5, j]
+            near[j] = a0 + a1 + a2 + a3 + a4 + a5
+            adj[j] = a0 * a1 + a1 * a2 + a2 * a3 + a3 * a4 + a4 * a5 + a5 * a0
+            opp[j] = np.float32(2.0) * (a0 * a3 + a1 * a4 + a2 * a5)
+        for j in range(C):
+            _store(local, r, j, x[r, j])
+        for j in range(C):
+            _store(local, r, C + j, near[j])
+        for j in range(C):
+            _store(local, r, 2 * C + j, adj[j])
+        for j in range(C):
+            _store(local, r, 3 * C + j, opp[j])
     B = offsets.shape[0] - 1
     for g in range(B):
         lo = offsets[g]
@@ -239,70 +333,89 @@ def _mix_inputs(h, ln_w, ln_b, void, eps, nb, offsets, x, local, ctx):
 
 
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
-def _hidden_finish(hidden, per_game, row_game, h, b2):
-    """``hidden[r] = GELU(hidden[r] + per_game[game])`` (per_game holds the first bias) and
-    ``h[r] += b2``, ahead of ``h += hidden @ w2.T``."""
-    R, H = hidden.shape
+def _hidden_finish(hidden, per_game, row_game, h, b2, R):
+    """``hidden[r] = GELU(hidden[r] + per_game[game])`` for the first ``R`` rows (per_game holds
+    the first bias) and ``h[r] += b2``, ahead of ``h += hidden @ w2.T``."""
+    H = hidden.shape[1]
     C = h.shape[1]
+    row = np.empty(H, np.float32)  # loads, GELU and stores in loops of their own (they vectorise)
     for r in range(R):
         g = row_game[r]
         for j in range(H):
-            hidden[r, j] += per_game[g, j]
+            row[j] = _load(hidden, r, j) + per_game[g, j]
+        for j in range(H):
+            row[j] = _gelu1(row[j])
+        for j in range(H):
+            _store(hidden, r, j, row[j])
         for j in range(C):
             h[r, j] += b2[j]
-    _gelu_(hidden)
 
 
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
-def _final(h, fin_w, fin_b, eps, offsets, glob, hz, context, pooled):
-    """The final norm into ``hz`` (row R: zeros), each game's mean ``context`` and its value
-    input ``pooled = [context, max over nodes, global embedding]``."""
+def _add_rows(h, y):
+    """``h += y[:R]`` (a bfloat16 GEMM's output into the float32 residual stream)."""
+    R, C = h.shape
+    for r in range(R):
+        for j in range(C):
+            h[r, j] += _load(y, r, j)
+
+
+@njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
+def _final(h, fin_w, fin_b, eps, offsets, glob, hz, hzg, context, pooled):
+    """The final norm into ``hz`` (row R: zeros) and the GEMM's copy ``hzg``, each game's mean
+    ``context`` and its value input ``pooled = [context, max over nodes, global embedding]``."""
     R, C = h.shape
     _layer_norm(h, fin_w, fin_b, eps, hz[:R])
-    hz[R, :] = 0.0
+    for j in range(C):
+        hz[R, j] = 0.0
+    for r in range(R + 1):
+        for j in range(C):
+            _store(hzg, r, j, hz[r, j])
     B = offsets.shape[0] - 1
     for g in range(B):
         lo = offsets[g]
         hi = offsets[g + 1]
         for j in range(C):
-            s = np.float32(0.0)
-            best = np.float32(-3.4028234663852886e38)
-            for r in range(lo, hi):
+            context[g, j] = 0.0
+            pooled[g, C + j] = -3.4028234663852886e38
+        for r in range(lo, hi):
+            for j in range(C):
                 v = hz[r, j]
-                s += v
-                best = max(best, v)
-            mean = s / (hi - lo) if hi > lo else np.float32(0.0)
+                context[g, j] += v
+                pooled[g, C + j] = max(pooled[g, C + j], v)
+        for j in range(C):
+            mean = context[g, j] / (hi - lo) if hi > lo else np.float32(0.0)
             context[g, j] = mean
             pooled[g, j] = mean
-            pooled[g, C + j] = best
             pooled[g, 2 * C + j] = glob[g, j]
 
 
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
 def _move_inputs(hz, node_sd, pg, pol_b, move_src, move_dst, move_game, pair, mh):
     """Per packed move: ``pair = hz[src] * hz[dst]`` and ``mh = W_s hz[src] + b + W_d hz[dst] +
-    W_c context`` (the pair term is added by a GEMM after)."""
-    T = pair.shape[0]
+    W_c context`` (the pair term's product is added in :func:`_heads`)."""
+    T = move_src.shape[0]
     C = hz.shape[1]
     for t in range(T):
         s = move_src[t]
         d = move_dst[t]
         g = move_game[t]
         for j in range(C):
-            pair[t, j] = hz[s, j] * hz[d, j]
-            mh[t, j] = node_sd[s, j] + pol_b[j] + node_sd[d, C + j] + pg[g, j]
+            _store(pair, t, j, hz[s, j] * hz[d, j])
+        for j in range(C):
+            mh[t, j] = _load(node_sd, s, j) + pol_b[j] + _load(node_sd, d, C + j) + pg[g, j]
 
 
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
-def _heads(mh, move_game, move_slot, pooled, pol_out, out_bias, val1, val1_b, val2, val2_b, logits, values):
-    """GELU and the policy's last layer per move, pass logits, NEG_INF past ``n_legal`` (set by
-    the caller), and the WDL value head per game (``values = P(win) - P(loss)``)."""
+def _heads(mh, pp, move_game, move_slot, pooled, pol_out, out_bias, val1, val1_b, val2, val2_b, logits,
+           values):
+    """GELU of ``mh + pp`` (the pair product) and the policy's last layer per move, and the WDL
+    value head per game (``values = P(win) - P(loss)``)."""
     T, C = mh.shape
-    _gelu_(mh)
     for t in range(T):
         acc = out_bias
         for j in range(C):
-            acc += mh[t, j] * pol_out[j]
+            acc += _gelu1(mh[t, j] + _load(pp, t, j)) * pol_out[j]
         logits[move_game[t], move_slot[t]] = acc
     B = pooled.shape[0]
     v1 = np.empty((B, val1.shape[0]), np.float32)
@@ -342,10 +455,12 @@ class _Buffers:
         self._arrays: dict[str, np.ndarray] = {}
 
     def get(self, name: str, rows: int, cols: int, dtype=np.float32) -> np.ndarray:
-        a = self._arrays.get(name)
+        """``rows`` rows of the ``[*, cols]`` array ``name`` of ``dtype`` (one array per dtype)."""
+        key = f"{name}:{np.dtype(dtype).name}"
+        a = self._arrays.get(key)
         if a is None or a.shape[0] < rows or a.shape[1] != cols:
             a = np.empty((max(rows, 2 * (0 if a is None else a.shape[0])), cols), dtype)
-            self._arrays[name] = a
+            self._arrays[key] = a
         return a[:rows]
 
     def vec(self, name: str, n: int) -> np.ndarray:
@@ -357,29 +472,71 @@ class _Buffers:
         return a[:n]
 
 
+def bucket(n: int) -> int:
+    """``n`` rows rounded up to one of 8 sizes an octave (at most 1/8 more, 16 at least). oneDNN
+    compiles a kernel for each new GEMM shape (about a millisecond, 6x a tiny network's whole
+    bf16 GEMM) and keeps it in its cache: rows in buckets meet kernels already compiled."""
+    if n <= 16:
+        return 16
+    step = 1 << (n.bit_length() - 4)
+    return -(-n // step) * step
+
+
+def _tensor(a: np.ndarray) -> torch.Tensor:
+    """A tensor over ``a`` (no copy): uint16 buffers hold bfloat16 bits."""
+    t = torch.from_numpy(a)
+    return t.view(torch.bfloat16) if a.dtype == np.uint16 else t
+
+
+HALF_MIN_BATCH = 16
+"""With precision ``auto``, calls of this many positions or more run their GEMMs in bf16 (where
+:func:`pick_precision` gives it), smaller ones in fp32: their GEMMs are too small to pay for the
+conversions (tiny network, one core: batch 1 bf16 0.21 ms, fp32 0.10; batch 8 0.38 and 0.35;
+batch 64 1.98 and 2.44; ``scripts.bench_inference``)."""
+
+
 class PackedNet:
     """``evaluate(obs) -> (logits [B, M], values [B])`` over packed rows with GEMMs.
 
     Args:
         model: the trained network; its weights are copied (:meth:`load` takes new ones).
-        precision: one of :data:`PRECISIONS` (``auto``: :func:`pick_precision`).
+        precision: one of :data:`PRECISIONS`. ``auto``: :func:`pick_precision`'s for batches of
+            :data:`HALF_MIN_BATCH` or more, fp32 below; any other: that one at every batch.
+
+    Attributes:
+        precision: the precision of large batches; ``small_precision``: of smaller ones.
     """
 
     def __init__(self, model: HiveGNN, precision: str = "auto"):
         self.precision = pick_precision(precision)
+        self.small_precision = "fp32" if precision == "auto" else self.precision
+        self._reason = precision_reason(precision)
         self._buf = _Buffers()
         self.load(model)
+
+    def describe(self) -> str:
+        """The precisions it runs and the CPU flags behind them (for logs and benchmarks)."""
+        flags = self._reason.partition("(")[2].rstrip(")")
+        if self.small_precision == self.precision:
+            return f"{self.precision} GEMMs ({flags})"
+        return (f"{self.precision} GEMMs from batch {HALF_MIN_BATCH}, {self.small_precision} below "
+                f"({flags})")
 
     def load(self, model: HiveGNN) -> None:
         """Copy the model's current weights (after ``load_state_dict``: no recompiling)."""
         self.weights = export_weights(model)
-        self.gemms = pack_gemms(self.weights, self.precision)
+        self.gemms = {p: pack_gemms(self.weights, p) for p in {self.precision, self.small_precision}}
         self._glob = Gemm(self.weights.embed_glob, "fp32")
 
     def __call__(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        w, gm, buf = self.weights, self.gemms, self._buf
+        w, buf = self.weights, self._buf
         src = obs["legal_src"]
         B, M = src.shape
+        precision = self.precision if B >= HALF_MIN_BATCH else self.small_precision
+        gm = self.gemms[precision]
+        half = precision == "bf16"
+        gd = np.uint16 if half else np.float32  # the GEMMs' buffers
+        rows = bucket if half else int
         C = w.embed_node.shape[0]
         if "n_nodes" in obs:
             n_nodes = np.ascontiguousarray(obs["n_nodes"], np.int32)
@@ -397,7 +554,7 @@ class PackedNet:
         T = _pack(node_feat if node_feat.dtype == np.float32 else node_feat.astype(np.float32),
                   obs["neighbours"], n_nodes, src, obs["legal_dst"], n_legal, feat, nb, row_game, offsets,
                   move_src, move_dst, move_game, move_slot)
-        t = torch.from_numpy
+        t = _tensor
         gf = obs["global_feat"]
         glob = buf.get("glob", B, C)
         self._glob(t(np.ascontiguousarray(gf, np.float32)), t(glob))
@@ -406,8 +563,8 @@ class PackedNet:
         gm.embed(t(feat), t(h))
         _embed_finish(h, row_game, glob, w.embed_node_b)
         x = buf.get("x", R + 1, C)
-        local = buf.get("local", R, 4 * C)
-        hidden = buf.get("hidden", R, 2 * C)
+        local = buf.get("local", rows(R), 4 * C, gd)
+        hidden = buf.get("hidden", rows(R), 2 * C, gd)
         ctx = buf.get("ctx", B, C)
         per_game = buf.get("per_game", B, 2 * C)
         eps = w.scal[2]
@@ -416,23 +573,30 @@ class PackedNet:
             gm.w1_ctx[layer](t(ctx), t(per_game))
             per_game += w.b1[layer]
             gm.w1[layer](t(local), t(hidden))
-            _hidden_finish(hidden, per_game, row_game, h, w.b2[layer])
-            gm.w2[layer](t(hidden), t(h), accumulate=True)
+            _hidden_finish(hidden, per_game, row_game, h, w.b2[layer], R)
+            if half:
+                y = buf.get("y", rows(R), C, gd)
+                gm.w2[layer](t(hidden), t(y))
+                _add_rows(h, y)
+            else:
+                gm.w2[layer](t(hidden), t(h), accumulate=True)
         hz = buf.get("hz", R + 1, C)
+        hzg = buf.get("hzg", rows(R + 1), C, gd) if half else hz
         context = buf.get("context", B, C)
         pooled = buf.get("pooled", B, 3 * C)
-        _final(h, w.fin_w, w.fin_b, eps, offsets, glob, hz, context, pooled)
-        node_sd = buf.get("node_sd", R + 1, 2 * C)
-        gm.pol_nodes(t(hz), t(node_sd))
+        _final(h, w.fin_w, w.fin_b, eps, offsets, glob, hz, hzg, context, pooled)
+        node_sd = buf.get("node_sd", rows(R + 1), 2 * C, gd)
+        gm.pol_nodes(t(hzg), t(node_sd))
         pg = context @ w.pol_ctx.T
-        pair = buf.get("pair", T, C)
+        pair = buf.get("pair", rows(T), C, gd)
+        pp = buf.get("pp", rows(T), C, gd)
         mh = buf.get("mh", T, C)
         _move_inputs(hz, node_sd, pg, w.pol_b, move_src[:T], move_dst[:T], move_game[:T], pair, mh)
         if T:
-            gm.pol_pair(t(pair), t(mh), accumulate=True)
+            gm.pol_pair(t(pair), t(pp))
         logits = np.empty((B, M), np.float32)
         values = np.empty(B, np.float32)
-        _heads(mh, move_game[:T], move_slot[:T], pooled, w.pol_out, w.scal[0], w.val1, w.val1_b, w.val2,
+        _heads(mh, pp, move_game[:T], move_slot[:T], pooled, w.pol_out, w.scal[0], w.val1, w.val1_b, w.val2,
                w.val2_b, logits, values)
         _pass_logits(context, w.pass_w, w.scal[1], src, n_legal, logits)
         return logits, values

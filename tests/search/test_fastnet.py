@@ -15,7 +15,7 @@ import torch
 from hive_env.encode import observe_batch
 from models.gnn import SIZES
 from search.fastnet import FastNet, export_weights
-from search.network import COMPILED_MIN_BATCH, make_evaluator, resolve_backend
+from search.network import make_evaluator, resolve_backend
 
 from helpers import GAME_TYPES, assert_same_outputs, real_game_positions, sample_network
 
@@ -68,43 +68,22 @@ def test_outputs_do_not_depend_on_the_batch_a_position_is_in():
         assert one_values[0] == values[i]
 
 
-def test_auto_picks_numba_on_the_cpu_and_the_option_forces_torch():
+def test_auto_picks_packed_on_the_cpu_and_the_option_forces_torch():
     model = sample_network("tiny", randomised=True, seed=5)
-    assert resolve_backend("auto", torch.device("cpu")) == "numba"
+    assert resolve_backend("auto", torch.device("cpu")) == "packed"
     assert resolve_backend("auto", torch.device("cpu"), bf16=True) == "torch"
     assert resolve_backend("auto", torch.device("cuda")) == "torch"
-    auto = make_evaluator(model)
-    assert auto.backend == "numba" and isinstance(auto._impl, FastNet) and not auto.large_batch_torch
+    numba = make_evaluator(model, backend="numba")
+    assert numba.backend == "numba" and isinstance(numba._impl, FastNet)
     forced = make_evaluator(model, backend="torch")
     assert forced.backend == "torch" and forced._impl is None
     obs = real_observations("Base+ML")
-    assert_same_outputs(auto(obs), forced(obs), obs)
+    assert_same_outputs(numba(obs), forced(obs), obs)
     with pytest.raises(ValueError, match="unknown inference backend 'tpu'"):
         make_evaluator(model, backend="tpu")
-    with pytest.raises(ValueError, match="runs on the CPU only"):
-        make_evaluator(model, device="cuda", backend="numba")
-
-
-def test_auto_with_compile_sends_large_batches_of_wide_networks_to_torch(monkeypatch):
-    import search.network
-
-    monkeypatch.setattr(search.network, "maybe_compile", lambda m, compile: m)  # the routing, not inductor
-    for size in ("tiny", "small"):  # numba wins at every batch
-        narrow = make_evaluator(sample_network(size, randomised=False), compile=True)
-        assert narrow.backend == "numba" and not narrow.large_batch_torch
-    model = sample_network("default", randomised=True, seed=6)
-    evaluate = make_evaluator(model, compile=True)
-    assert evaluate.backend == "numba" and evaluate.large_batch_torch
-    calls = []
-    real = evaluate._torch
-    monkeypatch.setattr(evaluate, "_torch", lambda obs: calls.append(len(obs["n_legal"])) or real(obs))
-    big = rows(real_observations("Base"), slice(0, COMPILED_MIN_BATCH))
-    small = rows(big, slice(0, COMPILED_MIN_BATCH - 1))
-    reference = make_evaluator(model, backend="torch")
-    assert_same_outputs(evaluate(small), reference(small), small)
-    assert calls == []
-    assert_same_outputs(evaluate(big), reference(big), big)
-    assert calls == [len(big["n_legal"])]
+    for backend in ("numba", "packed", "packed-bf16"):
+        with pytest.raises(ValueError, match="runs on the CPU only"):
+            make_evaluator(model, device="cuda", backend=backend)
 
 
 def test_load_weights_reaches_the_backend_without_rebuilding_it():

@@ -1,7 +1,12 @@
 """The packed inference backend (search.packednet) computes what the torch network does.
 
 fp32 is held to the fp32 torch model within float32 rounding (1e-4) on positions of real games of
-all 8 game types, fresh and trained-like networks; bf16 and int8 to the tolerances they prove.
+all 8 game types, fresh and trained-like networks. bf16 (self-play's and play's precision on CPUs
+with bf16 matrix units) is held, with the shipped networks on every position of the real games of
+all 8 game types (847), to what it proves: values within 0.03 of the fp32 model's, the same best
+move in at least 98.5% of positions (a tie in the fp32 model counts as the same), and where it
+picks another, one the fp32 model scores within 0.2 logits of its best. int8 is far looser
+(values off by up to 0.72) and is never picked automatically.
 """
 
 from __future__ import annotations
@@ -10,8 +15,9 @@ import numpy as np
 import pytest
 
 from hive_env.encode import observe_batch
+from search.checkpoint import load_model
 from search.network import make_evaluator
-from search.packednet import BF16_FLAGS, PackedNet, pick_precision
+from search.packednet import BF16_FLAGS, HALF_MIN_BATCH, PackedNet, bucket, pick_precision
 
 from helpers import GAME_TYPES, assert_same_outputs, real_game_positions, sample_network
 
@@ -37,7 +43,7 @@ def test_packed_fp32_equals_torch_on_real_games_of_every_type(size, randomised):
         assert_same_outputs(packed(one), torch_net(one), one)
 
 
-@pytest.mark.parametrize("precision, logit_tol, value_tol", [("bf16", 0.05, 0.01), ("int8", 0.5, 0.05)])
+@pytest.mark.parametrize("precision, logit_tol, value_tol", [("bf16", 0.1, 0.02), ("int8", 0.5, 0.05)])
 def test_reduced_precisions_stay_near_torch(precision, logit_tol, value_tol):
     model = sample_network("tiny", True)
     packed = PackedNet(model, precision)
@@ -51,14 +57,61 @@ def test_reduced_precisions_stay_near_torch(precision, logit_tol, value_tol):
         assert np.abs(vp - vt).max() < value_tol
 
 
+SHIPPED = {"Base": "models/shipped/base.pt", "Base+MLP": "models/shipped/base_mlp.pt"}
+
+
+@pytest.mark.parametrize("network", list(SHIPPED))
+def test_bf16_keeps_the_values_and_best_moves_of_the_shipped_networks(network):
+    import torch
+
+    model, _ = load_model(SHIPPED[network], torch.device("cpu"))
+    bf16 = make_evaluator(model, backend="packed-bf16")  # through adapt_obs, as search runs it
+    reference = make_evaluator(model, backend="torch")
+    same = total = 0
+    for game_type in GAME_TYPES:
+        obs = observe_batch(np.stack([g.board for g in real_game_positions(game_type, every=1)]))
+        (lp, vp), (lt, vt) = bf16(obs), reference(obs)
+        assert np.abs(vp - vt).max() <= 0.03, game_type
+        regret = lt.max(1) - lt[np.arange(len(vt)), lp.argmax(1)]  # how much worse its best is
+        assert regret.max() <= 0.2, game_type
+        same += int((regret <= 1e-3).sum())
+        total += len(vt)
+    assert total > 800 and same / total >= 0.985
+
+
+def test_auto_precision_runs_small_batches_in_fp32():
+    model = sample_network("tiny", True, seed=3)
+    packed = PackedNet(model, "auto")
+    assert packed.small_precision == "fp32" and packed.precision == pick_precision("auto")
+    obs = real_observations("Base")
+    small = {k: v[: HALF_MIN_BATCH - 1] for k, v in obs.items()}
+    assert_same_outputs(packed(small), make_evaluator(model, backend="torch")(small), small)
+    assert "GEMMs" in packed.describe() and "cpu flags" in packed.describe()
+
+
+def test_rows_go_in_few_buckets():
+    sizes = [bucket(n) for n in range(1, 10_000)]
+    assert all(b >= n for n, b in zip(range(1, 10_000), sizes))
+    assert all(b <= max(16, n * 9 / 8) for n, b in zip(range(1, 10_000), sizes))
+    assert len(set(sizes)) <= 8 * 10
+
+
 def test_packed_backend_through_the_evaluator_and_reloading():
     model = sample_network("tiny", True, seed=4)
-    ev = make_evaluator(model, backend="packed")
+    ev = make_evaluator(model, backend="packed-fp32")
     obs = real_observations("Base+MLP")
     assert_same_outputs(ev(obs), make_evaluator(model, backend="torch")(obs), obs)
     other = sample_network("tiny", True, seed=5)
     ev.load_weights(other.state_dict())
     assert_same_outputs(ev(obs), make_evaluator(other, backend="torch")(obs), obs)
+
+
+def test_auto_is_packed_on_the_cpu_and_says_what_it_runs():
+    model = sample_network("tiny", True, seed=6)
+    ev = make_evaluator(model)
+    assert ev.backend == "packed" and isinstance(ev._impl, PackedNet)
+    assert ev.describe().startswith("packed, ")
+    assert make_evaluator(model, backend="numba").describe() == "numba (fp32)"
 
 
 def test_precision_follows_the_cpu_flags():

@@ -327,7 +327,7 @@ def test_leaves_and_backend_in_the_spec(ckpt):
     assert player.config.leaves_per_tree == 8 and player.evaluate.backend == "torch"
     assert player.choose(game) in game.legal_moves()
     assert player.last_sims == 32  # exactly the budget, 8 leaves a network call
-    assert make_player(f"alphazero:ckpt={ckpt},device=cpu", seed=0).evaluate.backend == "numba"
+    assert make_player(f"alphazero:ckpt={ckpt},device=cpu", seed=0).evaluate.backend == "packed"
     with pytest.raises(PlayerSpecError, match="unknown inference backend 'gpu'"):
         make_player(f"alphazero:ckpt={ckpt},backend=gpu", seed=0)
     with pytest.raises(PlayerSpecError, match="leaves"):

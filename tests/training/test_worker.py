@@ -25,7 +25,7 @@ def test_a_worker_loads_new_checkpoints_into_the_evaluator_it_has(tmp_path):
     worker = WorkerLoop(cfg, 0, torch.device("cpu"))
     assert worker.refresh() and worker.player.step_loaded == 10
     evaluate, selfplay = worker.player.evaluate, worker.player.selfplay
-    assert evaluate.backend == "numba"  # the fast path, as at play
+    assert evaluate.backend == "packed"  # the fast path, as at play
     worker.play()
     assert len(selfplay.mcts.cache) > 0
     torch.manual_seed(2)
