@@ -43,10 +43,8 @@ def measure(name: str, args) -> tuple[str, float, float]:
         if "backend" in inspect.signature(make_evaluator).parameters:  # older commits: torch only
             kwargs["backend"] = name
         evaluate = make_evaluator(model, "cpu", **kwargs)
-        impl = getattr(evaluate, "_impl", None)
-        label = f"inference {getattr(evaluate, 'backend', 'torch')}"
-        if getattr(impl, "precision", None):
-            label += f", {impl.precision} GEMMs"
+        describe = getattr(evaluate, "describe", None)  # older commits: the backend's name
+        label = f"inference {describe() if describe else getattr(evaluate, 'backend', 'torch')}"
     label += f"; {args.games} games, {args.sims} sims, {args.size} network, compile {args.compile}"
     selfplay = SelfPlay(SelfPlayConfig(games=args.games, adjudicate_margin=2), SearchConfig(sims=args.sims),
                         "Base", args.ply_cap, evaluate, seed=args.seed)

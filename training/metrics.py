@@ -85,6 +85,10 @@ class Metrics:
         for k, v in values.items():
             self.scalar(f"{prefix}/{k}", v, step)
 
+    def text(self, tag: str, text: str, step: int) -> None:
+        """A line of text under ``tag`` (e.g. ``inference``: what runs self-play's network)."""
+        self._writer.add_text(tag, text, step)
+
     def config(self, resolved: dict[str, Any], step: int) -> None:
         """The run's resolved config: as YAML text (tag ``config``) and as hyper-parameters of
         the HParams dashboard (every setting by its full key, ``hydra`` left out; the metrics

@@ -53,7 +53,7 @@ from .metrics import RECENT_GAMES, Metrics, Progress
 from .replay import ReplayStore
 from .selfplay_backend import SelfPlayBackend, make_backend
 from .trainer import Trainer
-from .worker import limit_threads, seed_everything
+from .worker import describe_inference, limit_threads, seed_everything
 
 # ----- signals and resuming ----------------------------------------------------------------------
 
@@ -144,6 +144,9 @@ class Run:
         # Steps after the checkpoint resumed from are trained (and logged) again: purge them.
         self.metrics = Metrics(cfg.run_dir / "tb", purge_step=self.trainer.step + 1)
         self.metrics.config(resolved_config, self.trainer.step)
+        inference = describe_inference(cfg, self.model, self.device)
+        self.log(f"self-play inference: {inference}")
+        self.metrics.text("inference", inference, self.trainer.step)
         self._recall_selfplay()
 
     # ----- checkpoints ------------------------------------------------------------------------

@@ -11,6 +11,8 @@ and the replay store in the run directory.
 
 from __future__ import annotations
 
+import copy
+
 import os
 import random
 import signal
@@ -68,6 +70,14 @@ def make_shard(games: list[FinishedGame], network_step: int, **extra: Any) -> Sh
              "network_step": np.int64(network_step),
              **{k: np.int64(v) for k, v in extra.items()}}
     return Shard(Samples.concat([g.samples for g in games]), stats, [g.game_string for g in games])
+
+
+def describe_inference(cfg: RunConfig, model: torch.nn.Module, device: torch.device) -> str:
+    """What runs self-play's network on ``device`` with ``cfg.inference``: the backend, its
+    precision and the CPU flags behind it (``Evaluator.describe``), as the workers will build it
+    (on a copy of ``model``: the trainer's stays as it is)."""
+    evaluate = make_evaluator(copy.deepcopy(model), device, bf16=device.type == "cuda", backend=cfg.inference)
+    return f"{cfg.inference} -> {evaluate.describe()}"
 
 
 class SelfPlayer:

@@ -90,6 +90,15 @@ def test_the_config_is_logged_as_text_and_hyper_parameters(resumed_run):
     assert "train/total" in [m.name.tag for m in experiment.metric_infos]
 
 
+def test_the_self_play_inference_is_logged_as_text(resumed_run):
+    from search.packednet import pick_precision
+
+    texts = events(resumed_run).Tensors("inference/text_summary")
+    assert [t.step for t in texts] == [0, 2, 4]
+    text = texts[0].tensor_proto.string_val[0].decode()
+    assert text.startswith(f"auto -> packed, {pick_precision('auto')} GEMMs") and "cpu flags" in text
+
+
 def test_every_evaluation_logs_its_scores_with_games_and_intervals(resumed_run):
     acc = events(resumed_run)
     for opponent, evaluated in (("random", [2, 4]), ("best", [4])):
