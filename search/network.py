@@ -24,7 +24,7 @@ from models.gnn import NEG_INF, HiveGNN, expected_value
 
 from .inputs import NETWORK_INPUTS, to_tensors, trim
 
-__all__ = ["BACKENDS", "NETWORK_INPUTS", "Evaluator",
+__all__ = ["BACKENDS", "NETWORK_INPUTS", "PACKED_MIN_BATCH", "Evaluator",
            "make_evaluator", "maybe_compile", "pick_device", "resolve_backend", "to_tensors", "trim",
            "uniform_evaluate"]
 
@@ -71,8 +71,14 @@ the whole batch's nodes packed into rows, its products in BLAS GEMMs at the prec
 matrix units serve: bf16 on AMX / AVX512-BF16 from :data:`search.packednet.HALF_MIN_BATCH`
 positions, fp32 below and on CPUs without them; ``packed-fp32``, ``packed-bf16``, ``packed-int8``
 force one precision), ``onnx`` (ONNX Runtime, CPU, optional dependency: ``pip install onnxruntime
-onnx``). ``auto``: ``packed`` on a CPU, the fastest at every batch from 2 and every size as
-``scripts.bench_inference`` measured it (docs/strength.md, "Issue 37"), torch elsewhere (CUDA)."""
+onnx``). ``auto``: ``packed`` on a CPU, which sends batches under :data:`PACKED_MIN_BATCH` to
+numba (play's batches), larger ones (self-play's) to the packed GEMMs; torch elsewhere (CUDA)."""
+
+PACKED_MIN_BATCH = 16
+"""``packed`` (``auto`` on a CPU) runs batches of fewer positions on numba's per-game pass: in
+the player (1 s a move, one core, shipped network) numba made 11,475 simulations/s at 4 leaves a
+call and 13,089 at 8, the packed GEMMs 9,134 and 12,219 (docs/strength.md, "Issue 37"); from
+16 positions the packed GEMMs win (tiny network at 64: 2.6x numba in bf16)."""
 
 
 def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> str:
@@ -109,10 +115,14 @@ class Evaluator:
         model.eval()
         self._net = maybe_compile(model, compile) if backend == "torch" else None
         self._impl = None
+        self._small = None  # packed: numba's per-game pass for batches under PACKED_MIN_BATCH
         self.refresh()
 
     def describe(self) -> str:
         """What runs the network, for logs: the backend, its precision and why it was chosen."""
+        if self._small is not None:
+            return f"numba (fp32) below {PACKED_MIN_BATCH} positions, packed from {PACKED_MIN_BATCH}: " \
+                   f"{self._impl.describe()}"
         if self.backend.startswith("packed"):
             return f"packed, {self._impl.describe()}"
         if self.backend == "torch":
@@ -130,12 +140,16 @@ class Evaluator:
             else:
                 self._impl.load(self.model)
         elif self.backend.startswith("packed"):
+            from .fastnet import FastNet
             from .packednet import PackedNet
 
             if self._impl is None:
                 self._impl = PackedNet(self.model, self.backend.partition("-")[2] or "auto")
+                self._small = FastNet(self.model) if self.backend == "packed" else None
             else:
                 self._impl.load(self.model)
+                if self._small is not None:
+                    self._small.load(self.model)
         elif self.backend == "onnx":
             from .onnx_backend import OnnxNet
 
@@ -149,6 +163,8 @@ class Evaluator:
 
     def __call__(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         obs = adapt_obs(obs, self.model.encoding_version)
+        if self._small is not None and obs["legal_src"].shape[0] < PACKED_MIN_BATCH:
+            return self._small(obs)
         if self._impl is not None:
             return self._impl(obs)
         return self._torch(obs)

@@ -449,27 +449,37 @@ def _pass_logits(context, pass_w, bias, legal_src, n_legal, logits):
 
 
 class _Buffers:
-    """Work arrays grown on demand and reused between calls (no allocation per batch)."""
+    """Work arrays grown on demand and reused between calls (no allocation per batch), each with
+    a tensor over it made once (uint16 ones as bfloat16), so that a call costs a slice of each."""
 
     def __init__(self):
-        self._arrays: dict[str, np.ndarray] = {}
+        self._arrays: dict[tuple, tuple[np.ndarray, torch.Tensor]] = {}
 
     def get(self, name: str, rows: int, cols: int, dtype=np.float32) -> np.ndarray:
         """``rows`` rows of the ``[*, cols]`` array ``name`` of ``dtype`` (one array per dtype)."""
-        key = f"{name}:{np.dtype(dtype).name}"
-        a = self._arrays.get(key)
-        if a is None or a.shape[0] < rows or a.shape[1] != cols:
-            a = np.empty((max(rows, 2 * (0 if a is None else a.shape[0])), cols), dtype)
-            self._arrays[key] = a
-        return a[:rows]
+        return self._full(name, rows, cols, dtype)[0][:rows]
+
+    def pair(self, name: str, rows: int, cols: int, dtype=np.float32) -> tuple[np.ndarray, torch.Tensor]:
+        """:meth:`get`'s rows and a tensor over them."""
+        a, t = self._full(name, rows, cols, dtype)
+        return a[:rows], t[:rows]
+
+    def _full(self, name: str, rows: int, cols: int, dtype) -> tuple[np.ndarray, torch.Tensor]:
+        key = (name, dtype)
+        got = self._arrays.get(key)
+        if got is None or got[0].shape[0] < rows or got[0].shape[1] != cols:
+            a = np.empty((max(rows, 2 * (0 if got is None else got[0].shape[0])), cols), dtype)
+            got = self._arrays[key] = (a, _tensor(a))
+        return got
 
     def vec(self, name: str, n: int) -> np.ndarray:
         """A contiguous int32 vector of ``n``."""
-        a = self._arrays.get(name)
-        if a is None or a.shape[0] < n:
-            a = np.empty(max(n, 2 * (0 if a is None else a.shape[0])), np.int32)
-            self._arrays[name] = a
-        return a[:n]
+        key = (name, "vec")
+        got = self._arrays.get(key)
+        if got is None or got[0].shape[0] < n:
+            a = np.empty(max(n, 2 * (0 if got is None else got[0].shape[0])), np.int32)
+            got = self._arrays[key] = (a, None)
+        return got[0][:n]
 
 
 def bucket(n: int) -> int:
@@ -554,46 +564,45 @@ class PackedNet:
         T = _pack(node_feat if node_feat.dtype == np.float32 else node_feat.astype(np.float32),
                   obs["neighbours"], n_nodes, src, obs["legal_dst"], n_legal, feat, nb, row_game, offsets,
                   move_src, move_dst, move_game, move_slot)
-        t = _tensor
         gf = obs["global_feat"]
-        glob = buf.get("glob", B, C)
-        self._glob(t(np.ascontiguousarray(gf, np.float32)), t(glob))
+        glob, glob_t = buf.pair("glob", B, C)
+        self._glob(torch.from_numpy(np.ascontiguousarray(gf, np.float32)), glob_t)
         glob += w.embed_glob_b
-        h = buf.get("h", R, C)
-        gm.embed(t(feat), t(h))
+        h, h_t = buf.pair("h", R, C)
+        gm.embed(buf.pair("feat", R, node_feat.shape[2])[1], h_t)
         _embed_finish(h, row_game, glob, w.embed_node_b)
         x = buf.get("x", R + 1, C)
-        local = buf.get("local", rows(R), 4 * C, gd)
-        hidden = buf.get("hidden", rows(R), 2 * C, gd)
-        ctx = buf.get("ctx", B, C)
-        per_game = buf.get("per_game", B, 2 * C)
+        local, local_t = buf.pair("local", rows(R), 4 * C, gd)
+        hidden, hidden_t = buf.pair("hidden", rows(R), 2 * C, gd)
+        ctx, ctx_t = buf.pair("ctx", B, C)
+        per_game, per_game_t = buf.pair("per_game", B, 2 * C)
+        y, y_t = buf.pair("y", rows(R), C, gd) if half else (h, h_t)
         eps = w.scal[2]
         for layer in range(w.w1.shape[0]):
             _mix_inputs(h, w.ln_w[layer], w.ln_b[layer], w.void[layer], eps, nb, offsets, x, local, ctx)
-            gm.w1_ctx[layer](t(ctx), t(per_game))
+            gm.w1_ctx[layer](ctx_t, per_game_t)
             per_game += w.b1[layer]
-            gm.w1[layer](t(local), t(hidden))
+            gm.w1[layer](local_t, hidden_t)
             _hidden_finish(hidden, per_game, row_game, h, w.b2[layer], R)
             if half:
-                y = buf.get("y", rows(R), C, gd)
-                gm.w2[layer](t(hidden), t(y))
+                gm.w2[layer](hidden_t, y_t)
                 _add_rows(h, y)
             else:
-                gm.w2[layer](t(hidden), t(h), accumulate=True)
+                gm.w2[layer](hidden_t, h_t, accumulate=True)
         hz = buf.get("hz", R + 1, C)
-        hzg = buf.get("hzg", rows(R + 1), C, gd) if half else hz
+        hzg, hzg_t = buf.pair("hzg", rows(R + 1), C, gd) if half else buf.pair("hz", R + 1, C)
         context = buf.get("context", B, C)
         pooled = buf.get("pooled", B, 3 * C)
         _final(h, w.fin_w, w.fin_b, eps, offsets, glob, hz, hzg, context, pooled)
-        node_sd = buf.get("node_sd", rows(R + 1), 2 * C, gd)
-        gm.pol_nodes(t(hzg), t(node_sd))
+        node_sd, node_sd_t = buf.pair("node_sd", rows(R + 1), 2 * C, gd)
+        gm.pol_nodes(hzg_t, node_sd_t)
         pg = context @ w.pol_ctx.T
-        pair = buf.get("pair", rows(T), C, gd)
-        pp = buf.get("pp", rows(T), C, gd)
+        pair, pair_t = buf.pair("pair", rows(T), C, gd)
+        pp, pp_t = buf.pair("pp", rows(T), C, gd)
         mh = buf.get("mh", T, C)
         _move_inputs(hz, node_sd, pg, w.pol_b, move_src[:T], move_dst[:T], move_game[:T], pair, mh)
         if T:
-            gm.pol_pair(t(pair), t(pp))
+            gm.pol_pair(pair_t, pp_t)
         logits = np.empty((B, M), np.float32)
         values = np.empty(B, np.float32)
         _heads(mh, pp, move_game[:T], move_slot[:T], pooled, w.pol_out, w.scal[0], w.val1, w.val1_b, w.val2,

@@ -16,7 +16,7 @@ import pytest
 
 from hive_env.encode import observe_batch
 from search.checkpoint import load_model
-from search.network import make_evaluator
+from search.network import PACKED_MIN_BATCH, make_evaluator
 from search.packednet import BF16_FLAGS, HALF_MIN_BATCH, PackedNet, bucket, pick_precision
 
 from helpers import GAME_TYPES, assert_same_outputs, real_game_positions, sample_network
@@ -108,7 +108,20 @@ def test_auto_is_packed_on_the_cpu_and_says_what_it_runs():
     model = sample_network("tiny", True, seed=6)
     ev = make_evaluator(model)
     assert ev.backend == "packed" and isinstance(ev._impl, PackedNet)
-    assert ev.describe().startswith("packed, ")
+    assert ev.describe().startswith(f"numba (fp32) below {PACKED_MIN_BATCH} positions, packed from ")
+    calls = []
+    for name in ("_small", "_impl"):
+        real = getattr(ev, name)
+        setattr(ev, name, lambda obs, real=real, name=name: calls.append(name) or real(obs))
+    obs = real_observations("Base")
+    assert len(obs["n_legal"]) >= PACKED_MIN_BATCH
+    small = {k: v[: PACKED_MIN_BATCH - 1] for k, v in obs.items()}
+    reference = make_evaluator(model, backend="torch")
+    assert_same_outputs(ev(small), reference(small), small)
+    assert calls == ["_small"]
+    (lp, vp), (lt, vt) = ev(obs), reference(obs)
+    assert calls == ["_small", "_impl"] and np.abs(vp - vt).max() < 0.02
+    assert make_evaluator(model, backend="packed-fp32").describe().startswith("packed, fp32 GEMMs")
     assert make_evaluator(model, backend="numba").describe() == "numba (fp32)"
 
 

@@ -28,7 +28,8 @@ def test_train_runs_the_whole_job_from_python_and_a_rerun_resumes(tmp_path):
     assert result.final.is_file() and (result.name, result.steps) == ("smoke", 4)
     assert [stats.games for _, _, stats in result.report.pairings] == [2]  # the final match, returned
     assert lines[0] == f"run directory: {run_dir} (rerun the same command to resume)"
-    assert any(line.startswith("self-play inference: auto -> packed, ") for line in lines)
+    assert any(line.startswith("self-play inference: auto -> numba (fp32) below 16 positions, packed from ")
+               for line in lines)
     assert "# git: " in (run_dir / "config.yaml").read_text()
     assert ReplayStore(run_dir / "replay").count() >= 32
     # the same job again: nothing left to train, the final match resumes from its games

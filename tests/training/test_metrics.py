@@ -96,7 +96,8 @@ def test_the_self_play_inference_is_logged_as_text(resumed_run):
     texts = events(resumed_run).Tensors("inference/text_summary")
     assert [t.step for t in texts] == [0, 2, 4]
     text = texts[0].tensor_proto.string_val[0].decode()
-    assert text.startswith(f"auto -> packed, {pick_precision('auto')} GEMMs") and "cpu flags" in text
+    assert text.startswith("auto -> numba (fp32) below 16 positions, packed from 16: ")
+    assert f"{pick_precision('auto')} GEMMs" in text and "cpu flags" in text
 
 
 def test_every_evaluation_logs_its_scores_with_games_and_intervals(resumed_run):
