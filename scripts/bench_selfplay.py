@@ -1,7 +1,8 @@
 """Self-play benchmark: positions per second of one self-play worker, as the cpu preset runs it.
 
 ``python -m scripts.bench_selfplay [--seconds 60] [--games 64] [--sims 32] [--size tiny] [--compile]
-[--inference auto numba constant] [--ply-cap 120] [--seed 0]``
+[--inference auto numba constant] [--ply-cap 120] [--seed 0] [--device cpu] [--game-type Base]
+[--gumbel] [--json OUT]``
 
 One worker's loop on one core (torch and numba at one thread, as ``training.worker`` sets them):
 ``SelfPlay.step`` (search, move, replay trace) over ``--games`` concurrent Base games with the
@@ -13,13 +14,16 @@ one after another in the same run (the first is the baseline of the ratios); ``c
 network that costs nothing (uniform priors, value 0: ``search.network.uniform_evaluate``), so
 its row is the CPU-side ceiling of self-play: tree, encoder and game loop alone. It uses only
 ``SelfPlay``'s public API, so the same file measures older commits too (copy it into a checkout of
-one: before/after in one run).
+one: before/after in one run). ``--device cuda`` runs the network on the GPU (bf16 autocast, as
+the workers of the gpu preset; the search stays on one core): ``scripts/gpu_check.sh`` reports
+these figures there. ``--json`` writes the rows.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import sys
 import time
 
@@ -28,7 +32,7 @@ import torch
 
 from models.gnn import build_model
 from search.mcts import SearchConfig
-from search.network import make_evaluator, uniform_evaluate
+from search.network import make_evaluator, pick_device, uniform_evaluate
 from training.selfplay import SelfPlay, SelfPlayConfig
 
 
@@ -39,15 +43,18 @@ def measure(name: str, args) -> tuple[str, float, float]:
     if name == "constant":
         evaluate, label = uniform_evaluate, "constant network: the CPU-side ceiling"
     else:
-        kwargs = {"compile": args.compile}
+        device = pick_device(args.device)
+        kwargs = {"compile": args.compile, "bf16": device.type == "cuda"}
         if "backend" in inspect.signature(make_evaluator).parameters:  # older commits: torch only
             kwargs["backend"] = name
-        evaluate = make_evaluator(model, "cpu", **kwargs)
+        evaluate = make_evaluator(model.to(device), device, **kwargs)
         describe = getattr(evaluate, "describe", None)  # older commits: the backend's name
         label = f"inference {describe() if describe else getattr(evaluate, 'backend', 'torch')}"
     label += f"; {args.games} games, {args.sims} sims, {args.size} network, compile {args.compile}"
-    selfplay = SelfPlay(SelfPlayConfig(games=args.games, adjudicate_margin=2), SearchConfig(sims=args.sims),
-                        "Base", args.ply_cap, evaluate, seed=args.seed)
+    label += f", {args.game_type}{', Gumbel root' if args.gumbel else ''}"
+    search = SearchConfig(sims=args.sims, gumbel=args.gumbel)
+    selfplay = SelfPlay(SelfPlayConfig(games=args.games, adjudicate_margin=2), search, args.game_type,
+                        args.ply_cap, evaluate, seed=args.seed)
     for _ in range(3):
         selfplay.step()
     timings = selfplay.mcts.timings
@@ -72,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="inference backends (search.network.BACKENDS, or constant: the ceiling)")
     parser.add_argument("--ply-cap", type=int, default=120)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="where the network runs: cpu, cuda or auto")
+    parser.add_argument("--game-type", default="Base")
+    parser.add_argument("--gumbel", action="store_true", help="the Gumbel root (the gpu preset's search)")
+    parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)
@@ -80,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, label, rate, share in rows:
         print(f"{name:>9}: {rate:7,.0f} positions/s  {rate / base:5.2f}x  network {share:4.0%} of the time  "
               f"({label})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": args.device, "rows": [
+                {"inference": name, "what": label, "positions_per_s": round(rate, 1),
+                 "vs_first": round(rate / base, 3), "network_share": round(share, 3)}
+                for name, label, rate, share in rows]}, f, indent=1)
     return 0
 
 

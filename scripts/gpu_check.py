@@ -7,6 +7,10 @@ tail of its log, and the next one runs):
 - ``inference``: ``scripts.bench_inference`` on CUDA, backends eager and compile (the CUDA ones),
   sizes tiny small default, batches 64 256 1024, Base+MLP positions.
 - ``search``: ``scripts.bench_search --device cuda --sizes tiny default --batches 64 256 1024``.
+- ``selfplay``: ``scripts.bench_selfplay --device cuda``: one self-play process (one core, the
+  default network on the GPU, the gpu preset's Base+MLP games, Gumbel root, 256 games, 64
+  simulations) and the same with a network that costs
+  nothing, its CPU-side ceiling (docs/scaling.md: how many processes keep the GPU busy).
 - ``train``: ``hive-train experiment=gpu`` in a temporary run dir for what is left of the budget
   (about 5 minutes; ``train.max_minutes``; training starts at 10,000 positions instead of 50,000,
   no evaluation during the run, a 2-game final match), with ``nvidia-smi`` sampling utilisation
@@ -49,6 +53,10 @@ PLANS = {
         "inference_s": 120,
         "search": ["--device", "cuda", "--sizes", "tiny", "default", "--batches", "64", "256", "1024"],
         "search_s": 60,
+        "selfplay": ["--device", "cuda", "--size", "default", "--games", "256", "--sims", "64", "--gumbel",
+                     "--game-type", "Base+MLP", "--ply-cap", "300", "--inference", "auto", "constant",
+                     "--seconds", "20"],
+        "selfplay_s": 150,
         "train": ["train.min_positions=10000", "selfplay.shard_games=32"],
         "train_max_s": 300,
         "match_sims": 64, "match_games": 4, "match_device": "cuda", "match_ply_cap": 300,
@@ -59,6 +67,9 @@ PLANS = {
         "inference_s": 150,
         "search": ["--device", "cpu", "--sizes", "tiny", "--batches", "8", "--sims", "8"],
         "search_s": 60,
+        "selfplay": ["--device", "cpu", "--size", "tiny", "--games", "8", "--sims", "8",
+                     "--inference", "auto", "constant", "--seconds", "2"],
+        "selfplay_s": 120,
         "train": ["device=cpu", "compile=false", "model.width=16", "model.layers=1", "env.ply_cap=60",
                   "search.sims=8", "selfplay.workers=1", "selfplay.games=8", "selfplay.shard_games=4",
                   "train.batch_size=32", "train.min_positions=64", "train.warmup_steps=5",
@@ -313,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
     steps["search"] = run_step("search", [python, "-m", "scripts.bench_search", *plan["search"]],
                                plan["search_s"], work)
     steps["search"]["result"] = {"rows": parse_bench_search(work / "search.log")}
+    write()
+
+    selfplay_json = work / "selfplay.json"
+    steps["selfplay"] = run_step("selfplay", [python, "-m", "scripts.bench_selfplay", *plan["selfplay"],
+                                              "--json", str(selfplay_json)], plan["selfplay_s"], work)
+    steps["selfplay"]["result"] = read_json(selfplay_json)
     write()
 
     run_dir = work / "run"

@@ -9,6 +9,8 @@
 # hang cannot eat the budget (a failed step is recorded with its log's tail and the next runs):
 #   inference  python -m scripts.bench_inference: eager and compile on CUDA, tiny/small/default, B 64 256 1024
 #   search     python -m scripts.bench_search --device cuda --sizes tiny default --batches 64 256 1024
+#   selfplay   python -m scripts.bench_selfplay --device cuda: one self-play process's positions/s and
+#              its CPU-side ceiling (a network that costs nothing), default network, 256 games
 #   train      hive-train experiment=gpu in a temporary run dir, the rest of the budget (about 5 min),
 #              nvidia-smi sampling utilisation and memory every second; positions/s and steps/s
 #              from the run's train.log and TensorBoard scalars

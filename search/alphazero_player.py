@@ -1,12 +1,12 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
 Spec: ``alphazero[:ckpt=PATH][,sims=N|time=S][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
-[,backend=auto|torch|numba|onnx]``; without ``ckpt`` the network shipped with the package for
+[,backend=auto|torch|packed|numba|onnx]``; without ``ckpt`` the network shipped with the package for
 the game's type (``models.shipped``: Base's until a game of another type comes, through
 :meth:`AlphaZeroPlayer.prepare` or ``choose``; a type with none is a :class:`PlayerSpecError`).
 ``leaves``: leaves per
 network call within the tree (virtual loss; :data:`DEFAULT_LEAVES`); ``backend``: the inference
-backend (``search.network.BACKENDS``; ``auto`` = the fastest the tests prove equal to torch).
+backend (``search.network.BACKENDS``; ``auto``: numba for play's small batches, the packed GEMMs from 16).
 
 Budgets (``players.base.Budget``), whichever limit comes first:
 
