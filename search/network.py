@@ -71,14 +71,17 @@ the whole batch's nodes packed into rows, its products in BLAS GEMMs at the prec
 matrix units serve: bf16 on AMX / AVX512-BF16 from :data:`search.packednet.HALF_MIN_BATCH`
 positions, fp32 below and on CPUs without them; ``packed-fp32``, ``packed-bf16``, ``packed-int8``
 force one precision), ``onnx`` (ONNX Runtime, CPU, optional dependency: ``pip install onnxruntime
-onnx``). ``auto``: ``packed`` on a CPU, which sends batches under :data:`PACKED_MIN_BATCH` to
-numba (play's batches), larger ones (self-play's) to the packed GEMMs; torch elsewhere (CUDA)."""
+onnx``). ``auto``: ``packed`` on a CPU, which sends a narrow network's batches under
+:data:`PACKED_MIN_BATCH` to numba (play's batches), larger ones (self-play's) and every batch of
+wider networks to the packed GEMMs; torch elsewhere (CUDA)."""
 
 PACKED_MIN_BATCH = 16
-"""``packed`` (``auto`` on a CPU) runs batches of fewer positions on numba's per-game pass: in
-the player (1 s a move, one core, shipped network) numba made 11,475 simulations/s at 4 leaves a
-call and 13,089 at 8, the packed GEMMs 9,134 and 12,219 (docs/strength.md, "Issue 37"); from
-16 positions the packed GEMMs win (tiny network at 64: 2.6x numba in bf16)."""
+"""``packed`` (``auto`` on a CPU) runs a narrow network's (``search.packednet.NARROW_WIDTH``: the
+tiny size, the shipped networks') batches of fewer positions on numba's per-game pass: in the
+player (1 s a move, one core, shipped network) numba made 11,475 simulations/s at 4 leaves a call
+and 13,089 at 8, the packed GEMMs 9,134 and 12,219 (docs/strength.md, "Issue 37"); from 16
+positions the packed GEMMs win (tiny network at 64: 2.7x numba in bf16). Wider networks run
+packed at every batch (small at batch 1: fp32 3,818 positions/s, numba 2,450)."""
 
 
 def resolve_backend(backend: str, device: torch.device, bf16: bool = False) -> str:
@@ -141,11 +144,12 @@ class Evaluator:
                 self._impl.load(self.model)
         elif self.backend.startswith("packed"):
             from .fastnet import FastNet
-            from .packednet import PackedNet
+            from .packednet import NARROW_WIDTH, PackedNet
 
             if self._impl is None:
                 self._impl = PackedNet(self.model, self.backend.partition("-")[2] or "auto")
-                self._small = FastNet(self.model) if self.backend == "packed" else None
+                narrow = self.model.config.width <= NARROW_WIDTH
+                self._small = FastNet(self.model) if self.backend == "packed" and narrow else None
             else:
                 self._impl.load(self.model)
                 if self._small is not None:

@@ -499,10 +499,15 @@ def _tensor(a: np.ndarray) -> torch.Tensor:
 
 
 HALF_MIN_BATCH = 16
-"""With precision ``auto``, calls of this many positions or more run their GEMMs in bf16 (where
-:func:`pick_precision` gives it), smaller ones in fp32: their GEMMs are too small to pay for the
-conversions (tiny network, one core: batch 1 bf16 0.21 ms, fp32 0.10; batch 8 0.38 and 0.35;
-batch 64 1.98 and 2.44; ``scripts.bench_inference``)."""
+"""With precision ``auto``, a network up to :data:`NARROW_WIDTH` wide runs its GEMMs in bf16 (where
+:func:`pick_precision` gives it) for calls of this many positions or more, in fp32 below: such
+small GEMMs do not pay for the rounding (tiny network, one core: batch 1 bf16 0.20 ms, fp32 0.09;
+batch 8 0.36 and 0.35; batch 64 1.77 and 2.18; ``scripts.bench_inference``). Wider networks run
+bf16 from 2 positions (small at batch 8: bf16 1.05 ms, fp32 1.46; default at batch 1: 1.24 and
+1.65)."""
+
+NARROW_WIDTH = 32
+"""Networks up to this width are *narrow* (:data:`HALF_MIN_BATCH`, ``search.network``)."""
 
 
 class PackedNet:
@@ -511,15 +516,18 @@ class PackedNet:
     Args:
         model: the trained network; its weights are copied (:meth:`load` takes new ones).
         precision: one of :data:`PRECISIONS`. ``auto``: :func:`pick_precision`'s for batches of
-            :data:`HALF_MIN_BATCH` or more, fp32 below; any other: that one at every batch.
+            ``half_min_batch`` or more (:data:`HALF_MIN_BATCH`), fp32 below; any other: that one at
+            every batch.
 
     Attributes:
-        precision: the precision of large batches; ``small_precision``: of smaller ones.
+        precision: the precision of large batches; ``small_precision``: of smaller ones, under
+            ``half_min_batch`` positions.
     """
 
     def __init__(self, model: HiveGNN, precision: str = "auto"):
         self.precision = pick_precision(precision)
         self.small_precision = "fp32" if precision == "auto" else self.precision
+        self.half_min_batch = HALF_MIN_BATCH if model.config.width <= NARROW_WIDTH else 2
         self._reason = precision_reason(precision)
         self._buf = _Buffers()
         self.load(model)
@@ -529,7 +537,7 @@ class PackedNet:
         flags = self._reason.partition("(")[2].rstrip(")")
         if self.small_precision == self.precision:
             return f"{self.precision} GEMMs ({flags})"
-        return (f"{self.precision} GEMMs from batch {HALF_MIN_BATCH}, {self.small_precision} below "
+        return (f"{self.precision} GEMMs from batch {self.half_min_batch}, {self.small_precision} below "
                 f"({flags})")
 
     def load(self, model: HiveGNN) -> None:
@@ -542,7 +550,7 @@ class PackedNet:
         w, buf = self.weights, self._buf
         src = obs["legal_src"]
         B, M = src.shape
-        precision = self.precision if B >= HALF_MIN_BATCH else self.small_precision
+        precision = self.precision if B >= self.half_min_batch else self.small_precision
         gm = self.gemms[precision]
         half = precision == "bf16"
         gd = np.uint16 if half else np.float32  # the GEMMs' buffers

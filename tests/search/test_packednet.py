@@ -122,6 +122,9 @@ def test_auto_is_packed_on_the_cpu_and_says_what_it_runs():
     (lp, vp), (lt, vt) = ev(obs), reference(obs)
     assert calls == ["_small", "_impl"] and np.abs(vp - vt).max() < 0.02
     assert make_evaluator(model, backend="packed-fp32").describe().startswith("packed, fp32 GEMMs")
+    wide = make_evaluator(sample_network("small", False))  # packed at every batch, bf16 from 2
+    assert wide._small is None and wide._impl.half_min_batch == 2
+    assert wide.describe().startswith(f"packed, {pick_precision('auto')} GEMMs")
     assert make_evaluator(model, backend="numba").describe() == "numba (fp32)"
 
 
