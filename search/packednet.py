@@ -550,7 +550,7 @@ class PackedNet:
         w, buf = self.weights, self._buf
         src = obs["legal_src"]
         B, M = src.shape
-        precision = self.precision if B >= self.half_min_batch else self.small_precision
+        precision = self.precision if len(src) >= self.half_min_batch else self.small_precision
         gm = self.gemms[precision]
         half = precision == "bf16"
         gd = np.uint16 if half else np.float32  # the GEMMs' buffers

@@ -119,7 +119,7 @@ def test_auto_is_packed_on_the_cpu_and_says_what_it_runs():
     reference = make_evaluator(model, backend="torch")
     assert_same_outputs(ev(small), reference(small), small)
     assert calls == ["_small"]
-    (lp, vp), (lt, vt) = ev(obs), reference(obs)
+    (_, vp), (_, vt) = ev(obs), reference(obs)
     assert calls == ["_small", "_impl"] and np.abs(vp - vt).max() < 0.02
     assert make_evaluator(model, backend="packed-fp32").describe().startswith("packed, fp32 GEMMs")
     wide = make_evaluator(sample_network("small", False))  # packed at every batch, bf16 from 2
