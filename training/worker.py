@@ -12,7 +12,6 @@ and the replay store in the run directory.
 from __future__ import annotations
 
 import copy
-
 import os
 import random
 import signal
