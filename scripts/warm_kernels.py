@@ -5,7 +5,7 @@ numba compiles a kernel at its first call and caches the result in the keyed cac
 or ``HiveVecEnv`` waits about a minute. Each kernel family runs once on tiny inputs: the engine
 (perft), the vec env (serial and parallel steps), the tree search (serial and parallel
 kernels), the classical players (greedy, alpha-beta), the numba inference backend (serial and
-game-parallel) and replay augmentation. A stamp file in the
+game-parallel), the packed backend (fp32 and bf16 buffers) and replay augmentation. A stamp file in the
 cache directory marks it done, so a second run returns at once (until a kernel's source changes,
 which starts a new cache directory). ``--force`` warms again.
 """
@@ -73,6 +73,11 @@ def warm() -> None:
     obs, _ = observe_batch_with_moves(samples.board[:1])
     fast(obs)
     fast(observe_batch_with_moves(np.repeat(samples.board[:1], PARALLEL_MIN_BATCH, axis=0))[0])
+    from search.packednet import PackedNet
+
+    batch = observe_batch_with_moves(np.repeat(samples.board[:1], 16, axis=0))[0]
+    for precision in ("fp32", "bf16"):  # float32 and bfloat16 (uint16) GEMM buffers
+        PackedNet(build_model("tiny"), precision)(batch)
 
 
 def main(argv: list[str] | None = None) -> int:
