@@ -10,18 +10,23 @@ under it, the ply, the last moved piece (the Pillbug's rule depends on it), the 
 game type and the ply cap. Two boards share a key only by a 64-bit hash collision.
 
 Bounded: past ``capacity`` entries the oldest are dropped first (insertion order; about 1 KB
-an entry with its logits). Capacity 0 turns it off.
+an entry with its logits, legal moves and action ids). Capacity 0 turns it off.
+
+A leaf the cache holds is not even encoded (:meth:`EvalCache.evaluate_leaves`): its entry keeps
+the legal moves and action ids that expanding it needs, so only the misses go through the
+encoder and the network.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
-from .leaves import BOARD_SIZE, POS
+from .leaves import BOARD_SIZE, MAX_MOVES, POS
 
 NO_LOGIT = np.float32(-1e9)
 """The logit of a padding slot (``models.gnn.NEG_INF``; search never imports torch)."""
@@ -61,9 +66,11 @@ class EvalCache:
 
     def __init__(self, capacity: int):
         self.capacity = int(capacity)
-        self._entries: OrderedDict[int, tuple[np.ndarray, float]] = OrderedDict()
+        self._entries: OrderedDict[int, tuple] = OrderedDict()
+        """key -> (logits [n], value, moves [n] or None, action ids [n] or None)"""
         self.hits = 0
         self.misses = 0
+        self._buffers: dict[str, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -71,10 +78,12 @@ class EvalCache:
     def clear(self) -> None:
         self._entries.clear()
 
-    def evaluate(self, evaluate: Callable, obs: dict[str, np.ndarray],
-                 boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, evaluate: Callable, obs: dict[str, np.ndarray], boards: np.ndarray,
+                 moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``evaluate(obs)`` for the positions ``boards`` (the rows of ``obs``), asking the
-        network only for those not cached; returns (logits [K, M] float32, values [K] float32)."""
+        network only for those not cached; returns (logits [K, M] float32, values [K] float32).
+        ``moves`` ([K, MAX_MOVES], the encoder's): kept with the new entries, so that
+        :meth:`evaluate_leaves` can serve them without encoding."""
         k, m = obs["legal_src"].shape
         if self.capacity <= 0:
             self.misses += k
@@ -97,12 +106,80 @@ class EvalCache:
                 if e is not None:
                     logits[i, : e[0].shape[0]] = e[0]
                     values[i] = e[1]
-        n_legal = obs["n_legal"]
-        for i in miss:
+        self._store(keys, miss, logits, values, obs["n_legal"], moves, obs["legal_actions"])
+        return logits, values
+
+    def evaluate_leaves(self, evaluate: Callable, encode: Callable, boards: np.ndarray, max_legal: int
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """What expanding the leaves ``boards`` needs, encoding and evaluating only those not
+        cached: (logits [K, M], values [K], moves [K, MAX_MOVES], action ids [K, M], legal-move
+        counts [K], the seconds spent encoding). ``encode(boards) -> (obs, moves)`` is the leaf
+        encoder (``search.leaves.LeafEncoder.encode``); only each row's first ``n_legal`` moves,
+        action ids and logits are meaningful (the rest: padding)."""
+        k = boards.shape[0]
+        if self.capacity <= 0 or k == 0:
+            start = time.perf_counter()
+            obs, moves = encode(boards)
+            seconds = time.perf_counter() - start
+            self.misses += k
+            if k:
+                logits, values = _as_outputs(evaluate(obs))
+            else:
+                logits, values = np.zeros((1, max_legal), np.float32), np.zeros(1, np.float32)
+            return logits, values, moves, obs["legal_actions"], obs["n_legal"], seconds
+        keys = board_keys(boards).tolist()
+        found = [self._entries.get(key) for key in keys]
+        miss = [i for i, e in enumerate(found) if e is None or e[2] is None]
+        self.hits += k - len(miss)
+        self.misses += len(miss)
+        seconds = 0.0
+        if len(miss) == k:
+            start = time.perf_counter()
+            obs, moves = encode(boards)
+            seconds = time.perf_counter() - start
+            logits, values = _as_outputs(evaluate(obs))
+            actions, n_legal = obs["legal_actions"], obs["n_legal"]
+        else:
+            logits = np.full((k, max_legal), NO_LOGIT, np.float32)
+            values = np.zeros(k, np.float32)
+            moves = self._buffer("moves", k, MAX_MOVES)
+            actions = self._buffer("actions", k, max_legal)
+            n_legal = np.zeros(k, np.int32)
+            if miss:
+                rows = np.asarray(miss)
+                start = time.perf_counter()
+                obs, miss_moves = encode(boards[rows])
+                seconds = time.perf_counter() - start
+                sub_logits, values[rows] = _as_outputs(evaluate(obs))
+                logits[rows, : sub_logits.shape[1]] = sub_logits
+                moves[rows] = miss_moves
+                actions[rows] = obs["legal_actions"]
+                n_legal[rows] = obs["n_legal"]
+            for i, e in enumerate(found):
+                if e is not None and e[2] is not None:
+                    n = e[0].shape[0]
+                    logits[i, :n], values[i], moves[i, :n], actions[i, :n] = e
+                    n_legal[i] = n
+        self._store(keys, miss, logits, values, n_legal, moves, actions)
+        return logits, values, moves, actions, n_legal, seconds
+
+    def _store(self, keys: list, rows: list[int], logits: np.ndarray, values: np.ndarray, n_legal: np.ndarray,
+               moves: np.ndarray | None, actions: np.ndarray) -> None:
+        """New entries for ``rows``, the oldest dropped past the capacity."""
+        entries = self._entries
+        for i in rows:
             if len(entries) >= self.capacity:
                 entries.popitem(last=False)  # O(1); next(iter(dict)) walks the deleted slots
-            entries[keys[i]] = (logits[i, : n_legal[i]].copy(), float(values[i]))
-        return logits, values
+            n = n_legal[i]
+            entries[keys[i]] = (logits[i, :n].copy(), float(values[i]),
+                                None if moves is None else moves[i, :n].copy(), actions[i, :n].copy())
+
+    def _buffer(self, name: str, rows: int, cols: int) -> np.ndarray:
+        """A reused int32 ``[rows, cols]`` array (contents undefined)."""
+        a = self._buffers.get(name)
+        if a is None or a.shape[0] < rows or a.shape[1] != cols:
+            a = self._buffers[name] = np.empty((max(rows, 64), cols), np.int32)
+        return a[:rows]
 
 
 NODE_AXIS = ("node_feat", "node_type", "neighbours", "node_mask", "node_hex")

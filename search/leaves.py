@@ -36,6 +36,7 @@ from hive_env.encode import (
 )
 from hive_env.outcome import adjudicate, is_real_draw, score_for, terminal_value
 from hive_env.parallel import launching
+from hive_env.rules import MAX_MOVES
 from hive_env.tactics import (
     PROVEN_DRAW,
     PROVEN_LOSS,
@@ -51,10 +52,11 @@ from hive_env.tactics import (
 
 from .tree import LEAF_TERMINAL
 
-__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "POS", "PROVEN_DRAW", "PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN",
-           "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value", "allocate_leaves",
-           "flip_proof", "is_finished", "launching", "observe_roots", "play", "position_key", "previous_key",
-           "proof_value", "prove", "scan_root", "scan_surrounds", "tactics_buffers", "terminal_value"]
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "POS", "PROVEN_DRAW", "PROVEN_LOSS",
+           "PROVEN_WIN", "UNPROVEN", "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value",
+           "allocate_leaves", "flip_proof", "is_finished", "launching", "observe_roots", "play",
+           "position_key", "previous_key", "proof_value", "prove", "scan_root", "scan_surrounds",
+           "tactics_buffers", "terminal_value"]
 
 
 class LeafBatch(NamedTuple):

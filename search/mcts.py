@@ -1,9 +1,10 @@
 """Batched AlphaZero tree search (PUCT, or a Gumbel root) over many games at once.
 
 Each search step selects up to ``leaves_per_tree`` leaves in every tree with a compiled kernel
-(``search.kernels``), encodes the leaves that need the network (``search.leaves``), evaluates
-them in **one** call of the injected ``evaluate`` function, and expands and backs up with a
-second kernel. No Python runs per node on this path; per game only at Gumbel phase ends.
+(``search.kernels``), encodes the leaves that need the network and that the evaluation cache
+does not hold (``search.leaves``, ``search.cache``), evaluates them in **one** call of the
+injected ``evaluate`` function, and expands and backs up with a second kernel. No Python runs
+per node on this path; per game only at Gumbel phase ends.
 
 ``evaluate(obs) -> (policy_logits [L, M] float32, values [L] float32)`` receives the
 observation dict of ``hive_env.encode`` for L leaves; values are for the side to move.
@@ -275,11 +276,6 @@ class BatchedMCTS:
         """Forget every cached network output (the network's weights changed)."""
         self.cache.clear()
 
-    def _network(self, obs: dict[str, np.ndarray], boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The network's (logits [K, M] float32, values [K] float32) for the positions ``boards``
-        encoded in ``obs``, through the cache: only positions it does not hold are evaluated."""
-        return self.cache.evaluate(self._evaluate, obs, boards)
-
     # ----- tree bookkeeping ---------------------------------------------------------------------
     def reset(self, games: np.ndarray | None = None) -> None:
         """Forget the trees of ``games`` (all by default)."""
@@ -392,7 +388,7 @@ class BatchedMCTS:
         if rows.size:
             root_obs, root_moves = observe_roots(boards[rows], M)
             root_actions = root_obs["legal_actions"]
-            lg, vals = self._network(root_obs, boards[rows])
+            lg, vals = self.cache.evaluate(self._evaluate, root_obs, boards[rows], root_moves)
             logits[rows] = lg
             values[rows] = vals
             n_legal[rows] = root_obs["n_legal"]
@@ -527,25 +523,21 @@ class BatchedMCTS:
         leaves.row[:] = -1
         leaves.row[need] = np.arange(need.size, dtype=np.int32)
         t1 = time.perf_counter()
-        k = need.size
-        obs, moves = self._encoder.encode(leaves.boards[need])
-        t2 = time.perf_counter()
-        if k:
-            logits, values = self._network(obs, leaves.boards[need])
-        else:
-            logits, values = np.zeros((1, self.max_legal), np.float32), np.zeros(1, np.float32)
+        # Only the leaves the cache does not hold are encoded and evaluated.
+        logits, values, moves, actions, n_legal, encoding = self.cache.evaluate_leaves(
+            self._evaluate, self._encoder.encode, leaves.boards[need], self.max_legal)
         t3 = time.perf_counter()
+        t2 = t1 + encoding
         # Room for the new nodes' edges: the real legal-move counts, known only now.
         if B == 1:
-            edges = int(self.tree.n_edges[0]) + int(obs["n_legal"].sum())
+            edges = int(self.tree.n_edges[0]) + int(n_legal.sum())
         else:
-            extra = np.bincount(need // L, weights=obs["n_legal"], minlength=B).astype(np.int64)
+            extra = np.bincount(need // L, weights=n_legal, minlength=B).astype(np.int64)
             edges = int((self.tree.n_edges + extra).max())
         if edges > self.tree.edge_capacity:
             self.tree = grow_tree(self.tree, self.tree.node_capacity, edges)
         with launching(parallel):
-            expand_backup(self.tree, leaves, logits, values, moves, obs["legal_actions"], obs["n_legal"],
-                          float(cfg.virtual_loss))
+            expand_backup(self.tree, leaves, logits, values, moves, actions, n_legal, float(cfg.virtual_loss))
         _check_room(leaves)
         t4 = time.perf_counter()
         status = leaves.status.reshape(B, L)
