@@ -81,6 +81,7 @@ from .tree import (
     UNEXPANDED,
     Tree,
     allocate_tree,
+    compact_tree_,
     grow_tree,
     reset_trees_,
 )
@@ -107,8 +108,9 @@ class SearchConfig:
             number of legal moves.
         gumbel_c_visit, gumbel_c_scale: sigma(q) = (c_visit + max N) * c_scale * q (50, 0.1).
         tree_reuse: keep the chosen child's subtree for the next move.
-        max_nodes: nodes a kept tree may hold: a tree that could not take one more search
-            within it is dropped at the next move (0 = 3 * nodes_per_search + 64). At least
+        max_nodes: nodes a kept tree may hold: at the next move it is compacted to the played
+            move's subtree, dropped if that could not take one more search within this
+            (0 = 3 * nodes_per_search + 64). At least
             ``nodes_per_search`` (one search's nodes). Not a hard cap: arrays grow on demand.
         edges_per_node: initial edge room per node (typical legal moves: Base ~30,
             Base+MLP 50-150); the edge arrays grow on demand.
@@ -286,9 +288,10 @@ class BatchedMCTS:
     def advance(self, game: int, slot: int, board: np.ndarray, hist: np.ndarray) -> None:
         """Keep the subtree of the root child at ``slot`` as the next root (tree reuse).
 
-        ``board``/``hist`` are the position after the move; the tree is dropped when reuse is
-        off, the child was never expanded, or the tree could not take another search within
-        ``max_nodes`` (its garbage, the nodes off the kept subtree, is never freed otherwise).
+        ``board``/``hist`` are the position after the move. The tree is compacted to the
+        child's subtree (``search.tree.compact_tree_``: the rest is freed, the child becomes node
+        0); it is dropped when reuse is off, the child was never expanded, or the subtree could
+        not take another search within ``max_nodes``.
         """
         t = self.tree
         root = t.roots[game]
@@ -298,12 +301,11 @@ class BatchedMCTS:
         if child == NO_NODE or t.node_count[game, child] == UNEXPANDED:
             self.reset(np.array([game]))
             return
+        compact_tree_(t, game, child)
         if t.n_nodes[game] + self.config.nodes_per_search > self.config.node_limit:
             self.reset(np.array([game]))
             self.timings["resets"] += 1
             return
-        t.roots[game] = child
-        t.node_parent[game, child] = NO_NODE
         self.root_key[game] = position_key(board, hist)
 
     def child_slot(self, game: int, move: int) -> int | None:

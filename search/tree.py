@@ -8,7 +8,8 @@ Trees are stored mctx style, one row per game, never as Python node objects::
 A node's children are the slice ``[node_first, node_first + node_count)`` of the edge arrays
 and hold only its legal moves (Hive has tens of thousands of action ids and ~10-150 legal
 moves, so a dense [B, N, A] block would not fit). Node ``v`` and edge ``e`` are allocated by
-bumping ``n_nodes[b]`` / ``n_edges[b]``; nothing is freed until the tree is reset.
+bumping ``n_nodes[b]`` / ``n_edges[b]``; a tree kept for the next move is compacted to the
+played child's subtree (:func:`compact_tree_`), which frees the rest.
 
 Values are from the view of the side to move at the node; a parent scores a child by
 ``-node_wsum / node_visits``. Positions are not stored: a leaf's board is rebuilt by replaying
@@ -23,6 +24,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 ROOT = 0
 """Node index of a fresh tree's root (a kept tree's root is ``roots[b]``, any node)."""
@@ -156,3 +158,86 @@ def reset_trees_(tree: Tree, games: np.ndarray) -> None:
     tree.n_edges[games] = 0
     for name, (fill, _) in _NODE_FILL.items():
         getattr(tree, name)[games, ROOT] = fill
+
+
+@njit(cache=True, nogil=True)
+def compact_tree_(tree: Tree, b: int, root: int) -> None:
+    """Keep only the subtree of node ``root`` in game ``b``'s tree, moved to the front of its
+    arrays: ``root`` becomes node 0 (``ROOT``, no parent), its descendants follow in breadth-first
+    order, each node's edges stay one slice in their order; the nodes and edges off the subtree
+    (the garbage of the moves not played) are freed. Statistics, priors and proofs are kept."""
+    n_old = tree.n_nodes[b]
+    new_of = np.full(n_old, -1, np.int32)
+    order = np.empty(n_old, np.int32)
+    order[0] = root
+    new_of[root] = 0
+    k = 1
+    head = 0
+    edges = 0
+    while head < k:  # breadth first: number the subtree's nodes and count its edges
+        v = order[head]
+        head += 1
+        count = tree.node_count[b, v]
+        if count > 0:
+            first = tree.node_first[b, v]
+            edges += count
+            for e in range(first, first + count):
+                c = tree.edge_child[b, e]
+                if c != NO_NODE:
+                    new_of[c] = k
+                    order[k] = c
+                    k += 1
+    parent = np.empty(k, np.int32)
+    node_first = np.zeros(k, np.int32)
+    count_ = np.empty(k, np.int32)
+    visits = np.empty(k, np.float32)
+    wsum = np.empty(k, np.float32)
+    terminal = np.empty(k, np.bool_)
+    terminal_value = np.empty(k, np.float32)
+    proof = np.empty(k, np.int8)
+    move = np.empty(edges, np.int32)
+    action = np.empty(edges, np.int32)
+    prior = np.empty(edges, np.float32)
+    prior_raw = np.empty(edges, np.float32)
+    child = np.empty(edges, np.int32)
+    edge_proof = np.empty(edges, np.int8)
+    m = 0
+    for i in range(k):
+        v = order[i]
+        p = tree.node_parent[b, v]
+        parent[i] = NO_NODE if i == 0 else new_of[p]
+        count_[i] = tree.node_count[b, v]
+        visits[i] = tree.node_visits[b, v]
+        wsum[i] = tree.node_wsum[b, v]
+        terminal[i] = tree.node_terminal[b, v]
+        terminal_value[i] = tree.node_terminal_value[b, v]
+        proof[i] = tree.node_proof[b, v]
+        if count_[i] > 0:
+            node_first[i] = m
+            first = tree.node_first[b, v]
+            for e in range(first, first + count_[i]):
+                move[m] = tree.edge_move[b, e]
+                action[m] = tree.edge_action[b, e]
+                prior[m] = tree.edge_prior[b, e]
+                prior_raw[m] = tree.edge_prior_raw[b, e]
+                c = tree.edge_child[b, e]
+                child[m] = NO_NODE if c == NO_NODE else new_of[c]
+                edge_proof[m] = tree.edge_proof[b, e]
+                m += 1
+    tree.node_parent[b, :k] = parent
+    tree.node_first[b, :k] = node_first
+    tree.node_count[b, :k] = count_
+    tree.node_visits[b, :k] = visits
+    tree.node_wsum[b, :k] = wsum
+    tree.node_terminal[b, :k] = terminal
+    tree.node_terminal_value[b, :k] = terminal_value
+    tree.node_proof[b, :k] = proof
+    tree.edge_move[b, :m] = move
+    tree.edge_action[b, :m] = action
+    tree.edge_prior[b, :m] = prior
+    tree.edge_prior_raw[b, :m] = prior_raw
+    tree.edge_child[b, :m] = child
+    tree.edge_proof[b, :m] = edge_proof
+    tree.roots[b] = ROOT
+    tree.n_nodes[b] = k
+    tree.n_edges[b] = m

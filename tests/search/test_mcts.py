@@ -10,6 +10,7 @@ from hive_env.position import board_from_tiles, random_positions
 from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
+from search.tree import NO_NODE
 
 from helpers import GAME_TYPES, hashed_evaluate, real_game_positions
 
@@ -232,3 +233,50 @@ def test_batched_search_equals_separate_searches_with_proofs(gumbel):
         np.testing.assert_array_equal(bt.node_proof[i, :n], t.node_proof[0, :n])
         proven_below += int((t.node_proof[0, 1:n] != 0).sum())
     assert proven_below > 0  # proofs below the roots are compared too
+
+
+def subtree(tree, b: int, node: int) -> tuple:
+    """Game b's subtree at ``node`` as nested tuples of every node and edge statistic (no indices)."""
+    count = int(tree.node_count[b, node])
+    stats = (count, float(tree.node_visits[b, node]), float(tree.node_wsum[b, node]),
+             bool(tree.node_terminal[b, node]), float(tree.node_terminal_value[b, node]),
+             int(tree.node_proof[b, node]))
+    edges = []
+    first = int(tree.node_first[b, node])
+    for e in range(first, first + max(count, 0)):
+        child = int(tree.edge_child[b, e])
+        edges.append((int(tree.edge_move[b, e]), int(tree.edge_action[b, e]), float(tree.edge_prior[b, e]),
+                      float(tree.edge_prior_raw[b, e]), int(tree.edge_proof[b, e]),
+                      None if child == NO_NODE else subtree(tree, b, child)))
+    return stats, tuple(edges)
+
+
+def nodes_in(sub: tuple) -> int:
+    return 1 + sum(nodes_in(edge[5]) for edge in sub[1] if edge[5] is not None)
+
+
+def test_advance_compacts_the_kept_subtree_and_frees_the_rest():
+    games = random_positions(2, "Base", seed=12)
+    mcts = BatchedMCTS(SearchConfig(sims=300, max_nodes=2000), 2, 0, hashed_evaluate)
+    boards, hists = np.stack([g.board for g in games]), np.stack([g.hist for g in games])
+    for _ in range(3):  # three moves played, each tree kept and compacted
+        res = mcts.search(boards, hists, [0, 1], add_noise=False)
+        t = mcts.tree
+        for b in range(2):
+            slot = int(res.chosen[b])
+            child = int(t.edge_child[b, t.node_first[b, t.roots[b]] + slot])
+            kept = subtree(t, b, child)
+            nodes_before = int(t.n_nodes[b])
+            games[b].play(int(res.moves[b, slot]))
+            mcts.advance(b, slot, games[b].board, games[b].hist)
+            t = mcts.tree
+            assert t.roots[b] == 0 and t.node_parent[b, 0] == NO_NODE
+            assert subtree(t, b, 0) == kept  # every statistic of the subtree, in its order
+            n = int(t.n_nodes[b])
+            assert n == nodes_in(kept) < nodes_before  # the rest freed
+            parents = t.node_parent[b, 1:n]
+            assert ((parents >= 0) & (parents < n)).all()  # nothing points off the kept nodes
+            children = t.edge_child[b, : t.n_edges[b]]
+            assert ((children == NO_NODE) | ((children > 0) & (children < n))).all()
+        boards, hists = np.stack([g.board for g in games]), np.stack([g.hist for g in games])
+    assert mcts.timings["resets"] == 0
