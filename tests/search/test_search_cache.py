@@ -195,8 +195,8 @@ def test_the_search_with_the_cache_equals_the_search_without():
     game = Game.from_string(MIDGAME)
     results = []
     for cache in (0, 1000):
-        mcts = BatchedMCTS(SearchConfig(sims=64, dirichlet_eps=0.0, eval_cache=cache, leaves_per_tree=2), 1, 0,
-                           hashed_evaluate)
+        cfg = SearchConfig(sims=64, dirichlet_eps=0.0, eval_cache=cache, leaves_per_tree=2)
+        mcts = BatchedMCTS(cfg, 1, 0, hashed_evaluate)
         for _ in range(2):  # the tree dropped: the second search meets the first one's leaves again
             mcts.reset()
             res = mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
