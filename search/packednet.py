@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import warnings
 from typing import NamedTuple
 
@@ -529,7 +530,7 @@ class PackedNet:
         self.small_precision = "fp32" if precision == "auto" else self.precision
         self.half_min_batch = HALF_MIN_BATCH if model.config.width <= NARROW_WIDTH else 2
         self._reason = precision_reason(precision)
-        self._buf = _Buffers()
+        self._local = threading.local()  # work arrays per thread: one net may serve several
         self.load(model)
 
     def describe(self) -> str:
@@ -547,7 +548,10 @@ class PackedNet:
         self._glob = Gemm(self.weights.embed_glob, "fp32")
 
     def __call__(self, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        w, buf = self.weights, self._buf
+        w = self.weights
+        buf = getattr(self._local, "buf", None)
+        if buf is None:
+            buf = self._local.buf = _Buffers()
         src = obs["legal_src"]
         B, M = src.shape
         precision = self.precision if len(src) >= self.half_min_batch else self.small_precision

@@ -134,3 +134,18 @@ def test_precision_follows_the_cpu_flags():
     assert pick_precision("int8") == "int8"
     with pytest.raises(ValueError, match="unknown precision"):
         pick_precision("fp8")
+
+
+def test_one_packed_net_serves_several_threads_at_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = sample_network("tiny", True, seed=8)
+    packed = PackedNet(model, "auto")  # hive-web's analysis and review threads share one network
+    batches = [real_observations(t) for t in GAME_TYPES]
+    alone = [packed(obs) for obs in batches]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            together = list(pool.map(packed, batches))
+            for (lt, vt), (la, va) in zip(together, alone, strict=True):
+                np.testing.assert_array_equal(lt, la)
+                np.testing.assert_array_equal(vt, va)
