@@ -68,9 +68,9 @@ BACKENDS = ("auto", "torch", "numba", "packed", "packed-fp32", "packed-bf16", "p
 """Inference backends: ``torch`` (the model itself, eager or ``torch.compile``), ``numba`` (the
 per-game forward pass compiled from the exported weights, CPU), ``packed`` (``search.packednet``:
 the whole batch's nodes packed into rows, its products in BLAS GEMMs at the precision the CPU's
-matrix units serve: bf16 on AMX / AVX512-BF16 from :data:`search.packednet.HALF_MIN_BATCH`
-positions, fp32 below and on CPUs without them; ``packed-fp32``, ``packed-bf16``, ``packed-int8``
-force one precision), ``onnx`` (ONNX Runtime, CPU, optional dependency: ``pip install onnxruntime
+matrix units serve: bf16 on AMX / AVX512-BF16 from a few positions on (``search.packednet``),
+fp32 below and on CPUs without them; ``packed-fp32``, ``packed-bf16``, ``packed-int8`` force one
+precision), ``onnx`` (ONNX Runtime, CPU, optional dependency: ``pip install onnxruntime
 onnx``). ``auto``: ``packed`` on a CPU, which sends a narrow network's batches under
 :data:`PACKED_MIN_BATCH` to numba (play's batches), larger ones (self-play's) and every batch of
 wider networks to the packed GEMMs; torch elsewhere (CUDA)."""

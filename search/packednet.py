@@ -14,16 +14,21 @@ logits) are numba kernels over the packed rows, one pass each.
 Precisions (:data:`PRECISIONS`), chosen at run time by :func:`pick_precision`:
 
 * ``fp32``: every machine; the products as the model computes them (equal to float32 rounding).
-* ``bf16``: the GEMMs' inputs rounded to bfloat16, fp32 accumulation (``torch.mm`` on bfloat16,
-  which oneDNN runs on AMX tiles or AVX512-BF16). Picked where ``/proc/cpuinfo`` lists
-  ``amx_bf16`` or ``avx512_bf16``; without them bfloat16 is emulated and ~15x slower than fp32.
+* ``bf16``: the GEMMs' inputs and products in bfloat16, fp32 accumulation inside (``torch.mm``
+  on bfloat16, which oneDNN runs on AMX tiles or AVX512-BF16). The numba kernels write the inputs
+  as bfloat16 bits (uint16 buffers, :func:`_store`) and read the products back (:func:`_load`),
+  so no conversion pass runs; rows are rounded up to a few sizes (:func:`bucket`) so that
+  oneDNN's kernel compiled for a shape is reused. Picked where ``/proc/cpuinfo`` lists
+  ``amx_bf16`` or ``avx512_bf16`` (without them bfloat16 is emulated, slower than fp32), for
+  batches from :data:`HALF_MIN_BATCH` positions (narrow networks) or 2 (wider); fp32 below.
 * ``int8``: dynamic quantisation of the GEMMs (per-channel int8 weights, activations quantised per
-  call: fbgemm's ``linear_dynamic``). Selectable; never picked automatically, since on the
-  machines measured it did not beat the others (docs/strength.md, "Issue 37").
+  call: fbgemm's ``linear_dynamic``). Selectable, never picked: slower than bf16 and far less
+  accurate (values off by up to 0.7; docs/strength.md, "Issue 37").
 
-Norms, GELU, the softmax of the value head and every non-product stay in float32 at every
-precision. ``tests/search/test_packednet.py`` holds each precision to the fp32 torch model on
-real positions of all 8 game types.
+Norms, GELU, the residual stream, the softmax of the value head and every non-product stay in
+float32 at every precision. ``tests/search/test_packednet.py`` holds each precision to the fp32
+torch model on real positions of all 8 game types. One net may serve several threads (hive-web's
+analysis and review): its work arrays are per thread.
 """
 
 from __future__ import annotations

@@ -149,3 +149,15 @@ def test_one_packed_net_serves_several_threads_at_once():
             for (lt, vt), (la, va) in zip(together, alone, strict=True):
                 np.testing.assert_array_equal(lt, la)
                 np.testing.assert_array_equal(vt, va)
+
+
+def test_a_cpu_without_bf16_units_falls_back_to_fp32_and_says_so(monkeypatch):
+    import search.packednet
+
+    monkeypatch.setattr(search.packednet, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    model = sample_network("small", True, seed=9)
+    ev = make_evaluator(model)  # auto
+    assert ev._impl.precision == ev._impl.small_precision == "fp32"
+    assert ev.describe() == "packed, fp32 GEMMs (cpu flags: avx2)"
+    obs = real_observations("Base+MLP")
+    assert_same_outputs(ev(obs), make_evaluator(model, backend="torch")(obs), obs)
