@@ -9,8 +9,10 @@ encoded beforehand: numpy in, numpy out, so host-device copies count on CUDA but
 search do not (``scripts.bench_search`` measures the whole search). The observations are
 mid-game positions of random play (``random_positions``, fixed seed, 10 to 60 plies), split into a pool
 of different batches that the calls cycle through, so that no call sees the batch of the call
-before it. Backends: ``eager`` (torch), ``compile`` (torch.compile), ``onnx`` (ONNX Runtime, CPU)
-and ``numba`` (search.fastnet, CPU); one that cannot run here is skipped with one line.
+before it. Backends (:data:`BACKENDS`): ``eager`` (torch), ``eager-bf16`` (torch, bf16 autocast),
+``compile`` (torch.compile), ``onnx`` (ONNX Runtime, CPU), ``numba`` (search.fastnet, CPU) and the
+packed backend's ``fp32``, ``bf16``, ``int8`` (search.packednet, CPU); one that cannot run here is
+skipped with one line.
 
 Each row: the first call at that batch (building the evaluator, on a backend's first row, and
 compiling happen there, untimed), then calls for about ``--seconds``; positions/s, ms per call,
@@ -35,10 +37,12 @@ from hive_env.position import random_positions
 from models.gnn import SIZES, build_model
 from search.network import Evaluator, make_evaluator, pick_device, resolve_backend
 
-BACKENDS = {"eager": ("torch", False), "compile": ("torch", True), "onnx": ("onnx", False),
-            "numba": ("numba", False), "fp32": ("packed-fp32", False), "bf16": ("packed-bf16", False),
-            "int8": ("packed-int8", False)}
-"""Benchmark names -> (``make_evaluator`` backend, ``compile``)."""
+BACKENDS = {"eager": ("torch", False), "eager-bf16": ("torch", False), "compile": ("torch", True),
+            "onnx": ("onnx", False), "numba": ("numba", False), "fp32": ("packed-fp32", False),
+            "bf16": ("packed-bf16", False), "int8": ("packed-int8", False)}
+"""Benchmark names -> (``make_evaluator`` backend, ``compile``). ``eager-bf16``: the torch model under
+bfloat16 autocast on the CPU too (oneDNN's bf16 kernels, AMX where present); ``fp32``, ``bf16``,
+``int8``: the packed backend's GEMM precisions (``search.packednet``)."""
 POOL_BATCHES = 4
 """Different batches per batch size that the timed calls cycle through."""
 MAX_POSITIONS = 1024
@@ -68,7 +72,7 @@ def max_difference(a: Outputs, b: Outputs, obs: dict[str, np.ndarray]) -> float:
 def build(name: str, model: torch.nn.Module, device: torch.device) -> tuple[Evaluator | None, str]:
     """The evaluator of benchmark backend ``name`` and ``""``, or ``None`` and why it cannot run."""
     backend, compile = BACKENDS[name]
-    bf16 = device.type == "cuda"
+    bf16 = device.type == "cuda" or name == "eager-bf16"
     try:
         resolve_backend(backend, device, bf16)
     except ValueError as e:
