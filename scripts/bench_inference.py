@@ -118,7 +118,7 @@ def bench_row(name: str, evaluate: Evaluator, pool: list[dict[str, np.ndarray]],
     return row, first
 
 
-HEADER = (f"{'size':8s} {'backend':8s} {'B':>5s} {'first s':>8s} {'ms/call':>9s} {'positions/s':>12s} "
+HEADER = (f"{'size':8s} {'backend':10s} {'B':>5s} {'first s':>8s} {'ms/call':>9s} {'positions/s':>12s} "
           f"{'x eager':>8s} {'max|diff|':>10s}")
 
 
@@ -126,7 +126,7 @@ def format_row(r: dict) -> str:
     ratio = f"{r['vs_eager']:8.2f}" if r["vs_eager"] is not None else f"{'-':>8s}"
     diff = f"{r['max_diff_vs_eager']:10.1e}" if r["max_diff_vs_eager"] is not None else f"{'-':>10s}"
     first = r["first_call_s"] + r["setup_s"]
-    return (f"{r['size']:8s} {r['backend']:8s} {r['batch']:5d} {first:8.2f} {r['ms_per_call']:9.3f} "
+    return (f"{r['size']:8s} {r['backend']:10s} {r['batch']:5d} {first:8.2f} {r['ms_per_call']:9.3f} "
             f"{r['positions_per_s']:12,.0f} {ratio} {diff}" + (f"  ({r['note']})" if r["note"] else ""))
 
 
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                     evaluators[name], why = build(name, model, device)
                     setup_s = time.perf_counter() - start
                     if evaluators[name] is None:
-                        print(f"{size:8s} {name:8s} skipped: {why}", flush=True)
+                        print(f"{size:8s} {name:10s} skipped: {why}", flush=True)
                         report["skipped"].append({"size": size, "backend": name, "reason": why})
                 if evaluators[name] is None:
                     continue
