@@ -4,18 +4,23 @@ printed and written as JSON (what scripts/gpu_check.py reads)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
-from scripts import bench_selfplay
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_one_run_measures_each_backend_and_the_ceiling(tmp_path, capsys):
+def test_one_run_measures_each_backend_and_the_ceiling(tmp_path):
     out = tmp_path / "selfplay.json"
-    assert bench_selfplay.main(["--seconds", "0.2", "--games", "4", "--sims", "2", "--ply-cap", "30",
-                                "--inference", "numba", "auto", "constant", "--json", str(out)]) == 0
+    run = subprocess.run([sys.executable, "-m", "scripts.bench_selfplay", "--seconds", "0.2", "--games", "4",
+                          "--sims", "2", "--ply-cap", "30", "--inference", "numba", "auto", "constant",
+                          "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
     rows = json.loads(out.read_text())["rows"]
     assert [r["inference"] for r in rows] == ["numba", "auto", "constant"]
     assert all(r["positions_per_s"] > 0 for r in rows) and rows[0]["vs_first"] == 1.0
     assert rows[1]["what"].startswith("inference numba (fp32) below 16 positions, packed from 16")
     assert rows[2]["what"].startswith("constant network: the CPU-side ceiling")
-    printed = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0].strip() for line in printed] == ["numba", "auto", "constant"]
+    printed = [line.split(":")[0].strip() for line in run.stdout.splitlines()]
+    assert printed == ["numba", "auto", "constant"]

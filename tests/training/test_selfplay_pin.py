@@ -40,9 +40,9 @@ CASES = {
 """name -> (self-play settings, search settings, game type, ply cap)."""
 
 PINNED = {
-    "gumbel_mlp": "57df2e8bb891273596fa988b2ce5bda02ddf64971400905069b7d23e9589045b",
-    "pcr_proven": "79f8fe9c5b7d767ea374feaf96feaa09d4c34b0287fde5680325d862c110e527",
-    "puct": "ebdadfac3277067e5bd18ae24c56ed833e40e2a29b670c94ea786439be4e7c00",
+    "gumbel_mlp": "bcdf1979313557e57a2c853544b3b5b549b22cd53ac9084e482bc0e7e6384b79",
+    "pcr_proven": "d32fa32a95fd656160e2e14d353efe0aacce0d6106b350e7625805eda87f0f5c",
+    "puct": "e1362758e3d9ee850b44c638e3e7d46ad2f570641198ade40e3ec55ceec03222",
 }
 """name -> the sha256 of :func:`play_hash` when the pins were taken."""
 
