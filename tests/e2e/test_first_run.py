@@ -130,12 +130,13 @@ def test_hive_train_into_a_pipe_says_where_and_what_in_plain_lines(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0] == f"run directory: {run_dir} (rerun the same command to resume)"
     assert lines[1] == f"TensorBoard: tensorboard --logdir {run_dir / 'tb'}"
-    assert lines[2].startswith("self-play: ") and "games finished" in lines[2]  # before the first step
-    assert lines[2].endswith(" s") and "positions in replay" in lines[2]
+    assert lines[2].startswith("self-play inference: auto -> ")  # what runs the network, and why
+    assert lines[3].startswith("self-play: ") and "games finished" in lines[3]  # before the first step
+    assert lines[3].endswith(" s") and "positions in replay" in lines[3]
     steps = [line for line in lines if line.startswith("train: step ")]
     assert [s.split(",")[0] for s in steps] == ["train: step 2/4", "train: step 4/4"]
     log = (run_dir / "train.log").read_text().splitlines()  # the same lines, time-stamped
-    for line in (lines[0], lines[1], lines[2], *steps, f"final checkpoint: {run_dir}/checkpoints/final.pt"):
+    for line in (*lines[:4], *steps, f"final checkpoint: {run_dir}/checkpoints/final.pt"):
         assert any(entry.endswith(" " + line) for entry in log), line
 
 
