@@ -146,7 +146,9 @@ def test_real_engines_play_in_a_clock_game(tmp_path):
             assert r.status_code == 200, (engine, r.text)
             s = r.json()
             white, black = s["clock"]["remaining"]
-            assert len(s["moves"]) == 1 and 0 < white < 60 and black <= 60, (engine, s["clock"])
+            assert len(s["moves"]) == 1 and 0 < white <= 60 and black <= 60, (engine, s["clock"])
+            if engine != "greedy":  # greedy's first move can take under the clock's millisecond
+                assert white < 60, (engine, s["clock"])
 
 
 def test_a_flag_falls_without_a_move_and_ends_the_game(client, clock):
