@@ -113,27 +113,32 @@ def export_weights(model: HiveGNN) -> Weights:
 # ----- kernels -------------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always", fastmath=FLAGS, error_model="numpy")
+def _gelu1(v):
+    """Exact GELU of one float32, ``0.5 v (1 + erf(v / sqrt 2))``; erf as Eigen's rational
+    approximation on [-4, 4] (float32-accurate, branch-free: loops over it vectorise)."""
+    z = min(max(v * np.float32(0.7071067811865476), np.float32(-4.0)), np.float32(4.0))
+    z2 = z * z
+    p = z2 * np.float32(-2.72614225801306e-10) + np.float32(2.77068142495902e-08)
+    p = z2 * p + np.float32(-2.10102402082508e-06)
+    p = z2 * p + np.float32(-5.69250639462346e-05)
+    p = z2 * p + np.float32(-7.34990630326855e-04)
+    p = z2 * p + np.float32(-2.95459980854025e-03)
+    p = z2 * p + np.float32(-1.60960333262415e-02)
+    p = z * p
+    q = z2 * np.float32(-1.45660718464996e-05) + np.float32(-2.13374055278905e-04)
+    q = z2 * q + np.float32(-1.68282697438203e-03)
+    q = z2 * q + np.float32(-7.37332916720468e-03)
+    q = z2 * q + np.float32(-1.42647390514189e-02)
+    return np.float32(0.5) * v * (np.float32(1.0) + p / q)
+
+
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
 def _gelu_(x: np.ndarray) -> None:
-    """Exact GELU in place, ``0.5 x (1 + erf(x / sqrt 2))``; erf as Eigen's rational
-    approximation on [-4, 4] (float32-accurate, branch-free, vectorisable)."""
+    """Exact GELU in place (:func:`_gelu1` on every element)."""
     flat = x.reshape(-1)
     for i in range(flat.shape[0]):
-        v = flat[i]
-        z = min(max(v * np.float32(0.7071067811865476), np.float32(-4.0)), np.float32(4.0))
-        z2 = z * z
-        p = z2 * np.float32(-2.72614225801306e-10) + np.float32(2.77068142495902e-08)
-        p = z2 * p + np.float32(-2.10102402082508e-06)
-        p = z2 * p + np.float32(-5.69250639462346e-05)
-        p = z2 * p + np.float32(-7.34990630326855e-04)
-        p = z2 * p + np.float32(-2.95459980854025e-03)
-        p = z2 * p + np.float32(-1.60960333262415e-02)
-        p = z * p
-        q = z2 * np.float32(-1.45660718464996e-05) + np.float32(-2.13374055278905e-04)
-        q = z2 * q + np.float32(-1.68282697438203e-03)
-        q = z2 * q + np.float32(-7.37332916720468e-03)
-        q = z2 * q + np.float32(-1.42647390514189e-02)
-        flat[i] = np.float32(0.5) * v * (np.float32(1.0) + p / q)
+        flat[i] = _gelu1(flat[i])
 
 
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")

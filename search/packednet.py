@@ -48,7 +48,7 @@ from numba.extending import intrinsic, overload
 
 from models.gnn import NEG_INF, HiveGNN
 
-from .fastnet import FLAGS, _gelu_, _layer_norm, _linear_, export_weights
+from .fastnet import FLAGS, _gelu1, _gelu_, _layer_norm, _linear_, export_weights
 
 PRECISIONS = ("auto", "fp32", "bf16", "int8")
 """GEMM precisions of the packed backend (``auto``: :func:`pick_precision`)."""
@@ -218,25 +218,6 @@ def _store_impl(a, i, j, v):
         a[i, j] = v
 
     return store
-
-
-@njit(cache=True, nogil=True, inline="always", fastmath=FLAGS, error_model="numpy")
-def _gelu1(v):
-    """Exact GELU of one float32 (``fastnet._gelu_``'s rational erf, branch-free)."""
-    z = min(max(v * np.float32(0.7071067811865476), np.float32(-4.0)), np.float32(4.0))
-    z2 = z * z
-    p = z2 * np.float32(-2.72614225801306e-10) + np.float32(2.77068142495902e-08)
-    p = z2 * p + np.float32(-2.10102402082508e-06)
-    p = z2 * p + np.float32(-5.69250639462346e-05)
-    p = z2 * p + np.float32(-7.34990630326855e-04)
-    p = z2 * p + np.float32(-2.95459980854025e-03)
-    p = z2 * p + np.float32(-1.60960333262415e-02)
-    p = z * p
-    q = z2 * np.float32(-1.45660718464996e-05) + np.float32(-2.13374055278905e-04)
-    q = z2 * q + np.float32(-1.68282697438203e-03)
-    q = z2 * q + np.float32(-7.37332916720468e-03)
-    q = z2 * q + np.float32(-1.42647390514189e-02)
-    return np.float32(0.5) * v * (np.float32(1.0) + p / q)
 
 
 # ----- kernels over the packed rows ------------------------------------------------------------
