@@ -117,27 +117,21 @@ class EvalCache:
         encoder (``search.leaves.LeafEncoder.encode``); only each row's first ``n_legal`` moves,
         action ids and logits are meaningful (the rest: padding)."""
         k = boards.shape[0]
-        if self.capacity <= 0 or k == 0:
+        cached = self.capacity > 0 and k > 0
+        keys = board_keys(boards).tolist() if cached else []
+        found = [self._entries.get(key) for key in keys]
+        miss = [i for i, e in enumerate(found) if e is None or e[2] is None] if cached else list(range(k))
+        self.hits += k - len(miss)
+        self.misses += len(miss)
+        seconds = 0.0
+        if len(miss) == k:  # no hit (or no cache): the encoder's arrays as they are
             start = time.perf_counter()
             obs, moves = encode(boards)
             seconds = time.perf_counter() - start
-            self.misses += k
             if k:
                 logits, values = _as_outputs(evaluate(obs))
             else:
                 logits, values = np.zeros((1, max_legal), np.float32), np.zeros(1, np.float32)
-            return logits, values, moves, obs["legal_actions"], obs["n_legal"], seconds
-        keys = board_keys(boards).tolist()
-        found = [self._entries.get(key) for key in keys]
-        miss = [i for i, e in enumerate(found) if e is None or e[2] is None]
-        self.hits += k - len(miss)
-        self.misses += len(miss)
-        seconds = 0.0
-        if len(miss) == k:
-            start = time.perf_counter()
-            obs, moves = encode(boards)
-            seconds = time.perf_counter() - start
-            logits, values = _as_outputs(evaluate(obs))
             actions, n_legal = obs["legal_actions"], obs["n_legal"]
         else:
             logits = np.full((k, max_legal), NO_LOGIT, np.float32)
@@ -160,7 +154,8 @@ class EvalCache:
                     n = e[0].shape[0]
                     logits[i, :n], values[i], moves[i, :n], actions[i, :n] = e
                     n_legal[i] = n
-        self._store(keys, miss, logits, values, n_legal, moves, actions)
+        if cached:
+            self._store(keys, miss, logits, values, n_legal, moves, actions)
         return logits, values, moves, actions, n_legal, seconds
 
     def _store(self, keys: list, rows: list[int], logits: np.ndarray, values: np.ndarray, n_legal: np.ndarray,

@@ -87,11 +87,11 @@ def pick_precision(precision: str = "auto", flags: frozenset[str] | None = None)
     return "fp32"
 
 
-def precision_reason(precision: str, flags: frozenset[str] | None = None) -> str:
-    """Why :func:`pick_precision` gives what it gives, for logs: the flags it found."""
+def flags_found(flags: frozenset[str] | None = None) -> str:
+    """The CPU flags that matter to the precisions, for logs: ``cpu flags: amx_bf16 ...``."""
     flags = cpu_flags() if flags is None else flags
     found = [f for f in (*BF16_FLAGS, "amx_int8", "avx512_vnni", "avx512f", "avx2") if f in flags]
-    return f"{pick_precision(precision, flags)} (cpu flags: {' '.join(found) or 'none of the known'})"
+    return f"cpu flags: {' '.join(found) or 'none of the known'}"
 
 
 class Gemm:
@@ -460,13 +460,8 @@ class _Buffers:
         return got
 
     def vec(self, name: str, n: int) -> np.ndarray:
-        """A contiguous int32 vector of ``n``."""
-        key = (name, "vec")
-        got = self._arrays.get(key)
-        if got is None or got[0].shape[0] < n:
-            a = np.empty(max(n, 2 * (0 if got is None else got[0].shape[0])), np.int32)
-            got = self._arrays[key] = (a, None)
-        return got[0][:n]
+        """A contiguous int32 vector of ``n`` (an ``[n, 1]`` array's one column)."""
+        return self.get(name, n, 1, np.int32).reshape(n)
 
 
 def bucket(n: int) -> int:
@@ -515,13 +510,12 @@ class PackedNet:
         self.precision = pick_precision(precision)
         self.small_precision = "fp32" if precision == "auto" else self.precision
         self.half_min_batch = HALF_MIN_BATCH if model.config.width <= NARROW_WIDTH else 2
-        self._reason = precision_reason(precision)
         self._local = threading.local()  # work arrays per thread: one net may serve several
         self.load(model)
 
     def describe(self) -> str:
         """The precisions it runs and the CPU flags behind them (for logs and benchmarks)."""
-        flags = self._reason.partition("(")[2].rstrip(")")
+        flags = flags_found()
         if self.small_precision == self.precision:
             return f"{self.precision} GEMMs ({flags})"
         return (f"{self.precision} GEMMs from batch {self.half_min_batch}, {self.small_precision} below "
@@ -574,7 +568,8 @@ class PackedNet:
         hidden, hidden_t = buf.pair("hidden", rows(R), 2 * C, gd)
         ctx, ctx_t = buf.pair("ctx", B, C)
         per_game, per_game_t = buf.pair("per_game", B, 2 * C)
-        y, y_t = buf.pair("y", rows(R), C, gd) if half else (h, h_t)
+        if half:
+            y, y_t = buf.pair("y", rows(R), C, gd)  # the block's product, added to h by _add_rows
         eps = w.scal[2]
         for layer in range(w.w1.shape[0]):
             _mix_inputs(h, w.ln_w[layer], w.ln_b[layer], w.void[layer], eps, nb, offsets, x, local, ctx)
