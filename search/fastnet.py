@@ -229,61 +229,47 @@ def _row(k: int, void: int) -> int:
 
 
 @njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
-def _forward_game(g, node_feat, neighbours, n_nodes, global_feat, legal_src, legal_dst, n_legal, w,
-                  logits, values):
-    """One game's policy logits (its legal slots) and value, written into row ``g``."""
-    n = n_nodes[g]
-    m = n_legal[g]
-    C = w.embed_node.shape[0]
-    L = w.w1.shape[0]
-    eps = w.scal[2]
-    glob = np.empty((1, C), np.float32)
-    _linear_(global_feat[g:g + 1], w.embed_glob, w.embed_glob_b, glob, False)
-    h = np.empty((n, C), np.float32)
-    _linear_(node_feat[g, :n], w.embed_node, w.embed_node_b, h, False)
+def _block_(g, neighbours, n, w, layer, eps, h, x, local, hidden, ctx, per_game):
+    """Message-passing block ``layer`` on game g's ``n`` node rows ``h`` (in place): pre-norm, the
+    neighbour sums and pair products, the per-game context, the mix MLP, the residual."""
+    C = h.shape[1]
+    _layer_norm(h, w.ln_w[layer], w.ln_b[layer], eps, x[:n])
+    x[n, :] = w.void[layer]
+    for i in range(n):
+        # The six neighbours' rows (row n: the void vector), read in place.
+        r0 = x[_row(neighbours[g, i, 0], n)]
+        r1 = x[_row(neighbours[g, i, 1], n)]
+        r2 = x[_row(neighbours[g, i, 2], n)]
+        r3 = x[_row(neighbours[g, i, 3], n)]
+        r4 = x[_row(neighbours[g, i, 4], n)]
+        r5 = x[_row(neighbours[g, i, 5], n)]
+        xi = x[i]
+        li = local[i]
+        for j in range(C):
+            a0, a1, a2, a3, a4, a5 = r0[j], r1[j], r2[j], r3[j], r4[j], r5[j]
+            li[j] = xi[j]
+            li[C + j] = a0 + a1 + a2 + a3 + a4 + a5
+            li[2 * C + j] = a0 * a1 + a1 * a2 + a2 * a3 + a3 * a4 + a4 * a5 + a5 * a0
+            li[3 * C + j] = np.float32(2.0) * (a0 * a3 + a1 * a4 + a2 * a5)
+    _mean_rows(x[:n], ctx)
+    _linear_(ctx, w.w1_ctx[layer], w.b1[layer], per_game, False)
+    for i in range(n):
+        hidden[i, :] = per_game[0]
+    _linear_(local, w.w1[layer], w.b1[layer], hidden, True)
+    _gelu_(hidden)
+    _linear_(hidden, w.w2[layer], w.b2[layer], h, True)
     for i in range(n):
         for j in range(C):
-            h[i, j] += glob[0, j]
-    x = np.empty((n + 1, C), np.float32)  # row n: the void vector
-    local = np.empty((n, 4 * C), np.float32)
-    hidden = np.empty((n, 2 * C), np.float32)
-    ctx = np.empty((1, C), np.float32)
-    per_game = np.empty((1, 2 * C), np.float32)
-    for layer in range(L):
-        _layer_norm(h, w.ln_w[layer], w.ln_b[layer], eps, x[:n])
-        x[n, :] = w.void[layer]
-        for i in range(n):
-            # The six neighbours' rows (row n: the void vector), read in place.
-            r0 = x[_row(neighbours[g, i, 0], n)]
-            r1 = x[_row(neighbours[g, i, 1], n)]
-            r2 = x[_row(neighbours[g, i, 2], n)]
-            r3 = x[_row(neighbours[g, i, 3], n)]
-            r4 = x[_row(neighbours[g, i, 4], n)]
-            r5 = x[_row(neighbours[g, i, 5], n)]
-            xi = x[i]
-            li = local[i]
-            for j in range(C):
-                a0, a1, a2, a3, a4, a5 = r0[j], r1[j], r2[j], r3[j], r4[j], r5[j]
-                li[j] = xi[j]
-                li[C + j] = a0 + a1 + a2 + a3 + a4 + a5
-                li[2 * C + j] = a0 * a1 + a1 * a2 + a2 * a3 + a3 * a4 + a4 * a5 + a5 * a0
-                li[3 * C + j] = np.float32(2.0) * (a0 * a3 + a1 * a4 + a2 * a5)
-        _mean_rows(x[:n], ctx)
-        _linear_(ctx, w.w1_ctx[layer], w.b1[layer], per_game, False)
-        for i in range(n):
-            hidden[i, :] = per_game[0]
-        _linear_(local, w.w1[layer], w.b1[layer], hidden, True)
-        _gelu_(hidden)
-        _linear_(hidden, w.w2[layer], w.b2[layer], h, True)
-        for i in range(n):
-            for j in range(C):
-                h[i, j] += w.b2[layer, j]
-    hz = np.zeros((n + 1, C), np.float32)  # row n: zeros (a move's missing end)
-    _layer_norm(h, w.fin_w, w.fin_b, eps, hz[:n])
-    context = np.empty((1, C), np.float32)
-    _mean_rows(hz[:n], context)
+            h[i, j] += w.b2[layer, j]
 
-    # Policy: W_s h_src + W_d h_dst once per node, W_c context once per game.
+
+@njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
+def _policy_(g, hz, context, legal_src, legal_dst, m, w, logits):
+    """Game g's policy logits into row g: its ``m`` legal slots from the final node rows ``hz``
+    (row n: zeros, a move's missing end) and ``context``, NEG_INF past them."""
+    n = hz.shape[0] - 1
+    C = hz.shape[1]
+    # W_s h_src + W_d h_dst once per node, W_c context once per game.
     node_s = np.empty((n + 1, C), np.float32)
     node_d = np.empty((n + 1, C), np.float32)
     _linear_(hz, w.pol_src, w.pol_b, node_s, False)
@@ -326,7 +312,12 @@ def _forward_game(g, node_feat, neighbours, n_nodes, global_feat, legal_src, leg
     for k in range(m, logits.shape[1]):
         logits[g, k] = NEG_INF
 
-    # Value: WDL from [context, max-pooled nodes, global embedding].
+
+@njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
+def _value(hz, context, glob, w):
+    """P(win) - P(loss) of the WDL head on [context, max-pooled node rows, global embedding]."""
+    n = hz.shape[0] - 1
+    C = hz.shape[1]
     pooled = np.empty((1, 3 * C), np.float32)
     for j in range(C):
         best = np.float32(-3.4028234663852886e38)
@@ -344,7 +335,36 @@ def _forward_game(g, node_feat, neighbours, n_nodes, global_feat, legal_src, leg
     e0 = math.exp(wdl[0, 0] - top)
     e1 = math.exp(wdl[0, 1] - top)
     e2 = math.exp(wdl[0, 2] - top)
-    values[g] = (e0 - e2) / (e0 + e1 + e2)
+    return (e0 - e2) / (e0 + e1 + e2)
+
+
+@njit(cache=True, nogil=True, fastmath=FLAGS, error_model="numpy")
+def _forward_game(g, node_feat, neighbours, n_nodes, global_feat, legal_src, legal_dst, n_legal, w,
+                  logits, values):
+    """One game's policy logits (its legal slots) and value, written into row ``g``."""
+    n = n_nodes[g]
+    C = w.embed_node.shape[0]
+    eps = w.scal[2]
+    glob = np.empty((1, C), np.float32)
+    _linear_(global_feat[g:g + 1], w.embed_glob, w.embed_glob_b, glob, False)
+    h = np.empty((n, C), np.float32)
+    _linear_(node_feat[g, :n], w.embed_node, w.embed_node_b, h, False)
+    for i in range(n):
+        for j in range(C):
+            h[i, j] += glob[0, j]
+    x = np.empty((n + 1, C), np.float32)  # row n: the void vector
+    local = np.empty((n, 4 * C), np.float32)
+    hidden = np.empty((n, 2 * C), np.float32)
+    ctx = np.empty((1, C), np.float32)
+    per_game = np.empty((1, 2 * C), np.float32)
+    for layer in range(w.w1.shape[0]):
+        _block_(g, neighbours, n, w, layer, eps, h, x, local, hidden, ctx, per_game)
+    hz = np.zeros((n + 1, C), np.float32)  # row n: zeros (a move's missing end)
+    _layer_norm(h, w.fin_w, w.fin_b, eps, hz[:n])
+    context = np.empty((1, C), np.float32)
+    _mean_rows(hz[:n], context)
+    _policy_(g, hz, context, legal_src, legal_dst, n_legal[g], w, logits)
+    values[g] = _value(hz, context, glob, w)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
