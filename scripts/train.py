@@ -92,18 +92,36 @@ def main() -> None:
         print(text)
         return
     run()
+    from training import sweep
+
+    if sweep.LAST_SWEEP is not None:  # hive-train -m: how the jobs ended
+        line, all_done = sweep.summary(sweep.LAST_SWEEP)
+        print(f"hive-train: {line}", file=sys.stdout if all_done else sys.stderr)
+        if not all_done:
+            sys.exit(1)
 
 
 @hydra.main(config_path=str(CONFIGS), config_name="train", version_base=None)
 def run(cfg: DictConfig) -> None:
-    """The run, under Hydra (its run directory, job logging and ``--cfg``-like flags)."""
+    """The run, under Hydra (its run directory, job logging and ``--cfg``-like flags); under
+    ``-m``, one job of a sweep (:func:`sweep_job`)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
     from search.checkpoint import CheckpointError
+    from training.lineage import adopt_parent_size
     from training.loop import train
     from training.run import Stopped, stop_on_signals
 
     stop_on_signals()
     log = logging.getLogger("hive-train").info  # console (plain) and train.log (timed)
+    hc = HydraConfig.get()
+    if hc.mode == RunMode.MULTIRUN:
+        sweep_job(cfg, log)
+        return
     try:
+        if adopted := adopt_parent_size(cfg, list(hc.overrides.task)):
+            log(adopted)
         result = train(cfg, log=log)
     except (ConfigError, CheckpointError) as e:  # a bad setting; a crafted checkpoint in the run directory
         print(f"hive-train: error: {e}", file=sys.stderr)
@@ -114,6 +132,57 @@ def run(cfg: DictConfig) -> None:
         sys.exit(e.exit_code)
     for line in final_match_lines(result.report, result.name, result.steps, result.final):
         log(line)
+
+
+def sweep_job(cfg: DictConfig, log) -> None:
+    """One job of ``hive-train -m`` (training.sweep): its run directory is the one Hydra made for
+    it, it runs on a core of its own, and its status goes to ``sweep.json``. A failure is one line
+    and ``failed`` there (the sweep's other jobs go on; ``main`` sums up), never an exit."""
+    import multiprocessing
+    import os
+
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import open_dict
+
+    from search.checkpoint import CheckpointError
+    from training import sweep
+    from training.lineage import adopt_parent_size
+    from training.loop import train
+    from training.run import Stopped
+    from training.worker import limit_threads
+
+    # joblib's loky workers make 'loky' the default start method, which the self-play workers'
+    # spawned children cannot find: back to Python's default
+    multiprocessing.set_start_method(None, force=True)
+    hc = HydraConfig.get()
+    task = list(hc.overrides.task)
+    sweep_dir, out = Path(hc.sweep.dir), Path(hc.runtime.output_dir)
+    with open_dict(cfg):
+        cfg.run_dir = str(out)
+    core = sweep.lease_core(sweep_dir)
+    limit_threads(1)
+    sweep.set_status(sweep_dir, task, "running", run_dir=os.path.relpath(out, sweep_dir))
+    log(f"sweep job {hc.job.num}: {' '.join(task)}; "
+        + (f"pinned to core {core}" if core is not None else "warning: more jobs than cores, not pinned"))
+    error = None
+    try:
+        if adopted := adopt_parent_size(cfg, task):
+            log(adopted)
+        result = train(cfg, log=log)
+        for line in final_match_lines(result.report, result.name, result.steps, result.final):
+            log(line)
+    except (ConfigError, CheckpointError) as e:
+        error = f"error: {e}"
+    except Stopped as e:
+        error = f"interrupted at step {e.step}" if e.step is not None else "interrupted during start-up"
+    except Exception as e:  # a crash of this job must not end the others: recorded, the sweep goes on
+        logging.getLogger("hive-train").exception("sweep job failed")
+        error = f"error: {type(e).__name__}: {e}"
+    finally:
+        sweep.release_core()
+    if error is not None:
+        print(f"hive-train: {out.name}: {error}", file=sys.stderr)
+    sweep.set_status(sweep_dir, task, "failed" if error else "done", error)
 
 
 if __name__ == "__main__":

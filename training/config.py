@@ -183,6 +183,12 @@ class EvalConfig:
             ``eval/ladder_elo`` with ``_lo``/``_hi``; ``games`` games per opponent.
         ladder_depths: the alphabeta depths of the ladder during training (the standalone
             ladder, ``hive-arena ladder``, plays 1-4; 4 is slow for every evaluation).
+        final_ladder: games per rung of the ladder the final network plays after the final
+            match (0 = none): ``arena.ladder``'s rungs (random, greedy, alphabeta at each of
+            ``final_ladder_depths``), its seed and openings, at ``final_sims``; the result in
+            ``<run_dir>/ladder/ladder.json`` (what ``hive-arena compare`` reads of a sweep's
+            runs) and ``final/ladder_elo`` in TensorBoard. Even.
+        final_ladder_depths: the alphabeta depths of the final ladder.
     """
 
     every: int = 1
@@ -201,6 +207,8 @@ class EvalConfig:
     workers: int = 1
     ladder: bool = False
     ladder_depths: tuple[int, ...] = (1, 2, 3)
+    final_ladder: int = 0
+    final_ladder_depths: tuple[int, ...] = (1, 2, 3, 4)
 
     def __post_init__(self):
         for key in ("games", "final_games", "sprt_max_games"):
@@ -232,9 +240,13 @@ class EvalConfig:
                     raise ValueError(f"eval.{key}[{i}]: {e}") from None
                 if spec in specs[:i]:
                     raise ValueError(f"eval.{key}[{i}]: {spec!r} is listed twice")
-        depths = self.ladder_depths
-        if not depths or min(depths) < 1 or len(set(depths)) != len(depths):
-            raise ValueError(f"eval.ladder_depths must be distinct depths >= 1, got {list(depths)}")
+        for key in ("ladder_depths", "final_ladder_depths"):
+            depths = getattr(self, key)
+            if not depths or min(depths) < 1 or len(set(depths)) != len(depths):
+                raise ValueError(f"eval.{key} must be distinct depths >= 1, got {list(depths)}")
+        if self.final_ladder < 0 or self.final_ladder % 2:
+            raise ValueError(f"eval.final_ladder must be even (colours alternate in pairs), 0 for none, "
+                             f"got {self.final_ladder}")
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ from typing import Any, ClassVar
 from arena.arena import run_arena
 from arena.config import ArenaConfig
 from arena.executor import Executor
-from arena.ladder import LadderResult, ladder_opponents, ladder_result, write_ladder
+from arena.ladder import (LadderResult, ladder_anchor, ladder_config, ladder_opponents, ladder_result,
+                          write_ladder)
 from arena.report import ArenaReport, PairingStats
 from hive_env.files import atomic_open, sha256_file, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
@@ -64,6 +65,9 @@ from .run import Run
 Log = Callable[[str], None]
 
 # ----- files -----------------------------------------------------------------------------------
+
+LADDER_DIR = "ladder"
+"""Where a run keeps its final ladder's ``ladder.json`` (``eval.final_ladder``)."""
 
 
 def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
@@ -328,6 +332,28 @@ class Gatekeeper:
             for tag, value in gauntlet_scalars(stats, elo_vs_random(report), None, "final").items():
                 metrics.scalar(tag, value, step)
         return report
+
+    def final_ladder(self, path: Path, metrics: Metrics | None = None, step: int = 0) -> LadderResult | None:
+        """With ``eval.final_ladder``: the final network at ``path`` plays (or finishes) the ladder
+        (``arena.ladder``: its fixed seed and openings, the same for every run, so that runs
+        compare) in ``eval/ladder_<hash>_<settings>``; the result is also written to
+        ``<run_dir>/ladder/ladder.json`` and its Elo to ``metrics`` (``final/ladder_elo``, with
+        ``_lo`` and ``_hi``). None without ``eval.final_ladder``."""
+        if not self.ev.final_ladder:
+            return None
+        me = az_spec(path, self.ev.final_sims or self.ev.sims, self.cfg.device)
+        config = ladder_config(me, self.ev.final_ladder_depths, games_per_pairing=self.ev.final_ladder,
+                               game_type=self.cfg.env.game_type)
+        out = self.dir / f"ladder_{file_hash(path)}_{settings_hash(config)}"
+        report = run_arena(config, out, workers=self.ev.workers, anchor=ladder_anchor(config.players),
+                           progress=False, executor=self.executor)
+        result = ladder_result(report)
+        write_ladder(result, out)
+        write_ladder(result, self.cfg.run_dir / LADDER_DIR)
+        if metrics is not None:
+            for tag, value in (("elo", result.elo), ("elo_lo", result.lo), ("elo_hi", result.hi)):
+                metrics.scalar(f"final/ladder_{tag}", value, step)
+        return result
 
     # ----- which checkpoints, and the ledger ---------------------------------------------------
     def is_due(self, step: int) -> bool:

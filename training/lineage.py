@@ -1,11 +1,14 @@
 """A run that starts from another network (``train.init_from``) and the lineage it carries on.
 
 ``train.init_from`` names the parent: a checkpoint path, or ``shipped`` (the network shipped for
-the run's game type) or ``shipped:GAME_TYPE``. A run directory without checkpoints of its own
+the run's game type) or ``shipped:GAME_TYPE``. The run's network takes the parent's width,
+depth and auxiliary head wherever the command line does not set them (:func:`adopt_parent_size`:
+``hive-train experiment=smoke train.init_from=shipped`` fine-tunes the shipped network whatever
+size the preset names). A run directory without checkpoints of its own
 then starts from the parent's weights (and, with ``train.init_optimizer``, its optimiser's
 state) with a new step counter, a fresh replay store and a learning-rate warm restart (the
-warm-up and the schedule start again). A parent of another shape or encoding is refused in one
-line before anything is written. Once the run has checkpoints, they are what it resumes from.
+warm-up and the schedule start again). A parent of another shape than the command sets, or of
+another encoding, is refused in one line before anything is written. Once the run has checkpoints, they are what it resumes from.
 
 Every checkpoint the run writes carries ``lineage``: its game type and training ply cap, the
 parent (file, SHA-256, step) and the totals over the whole line of networks (steps, self-play
@@ -19,12 +22,16 @@ fine-tuning relearns what changed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omegaconf import DictConfig, OmegaConf, open_dict
+
 from hive_env.files import sha256_file
 from models import shipped
+from models.gnn import SIZES
 from search.checkpoint import CheckpointError, read_checkpoint
 
 from .config import ConfigError
@@ -145,3 +152,57 @@ def parent_from_lineage(entry: dict[str, Any] | None) -> Parent | None:
     p = entry["parent"]
     return Parent(p["file"], p["sha256"], int(p["step"]), p.get("game_type"), Totals(**p["totals"]),
                   int(p["generations"]), tuple(p.get("ancestors", [])))
+
+
+SIZE_KEYS = ("width", "layers", "aux_head")
+"""The network settings a run adopts from its parent when the command line leaves them unset."""
+
+
+def set_on_command_line(overrides: Sequence[str]) -> set[str]:
+    """The keys of :data:`SIZE_KEYS` that ``overrides`` (command-line ``KEY=VALUE``) set: a
+    ``model.<key>`` override sets that key, ``model=<size>`` and ``model.size=<size>`` set
+    ``width`` and ``layers`` (a named size is a width and a depth)."""
+    keys: set[str] = set()
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if key in ("model", "model.size"):
+            keys |= {"width", "layers"}
+        elif key.startswith("model.") and key[6:] in SIZE_KEYS:
+            keys.add(key[6:])
+    return keys
+
+
+def adopt_parent_size(cfg: DictConfig, overrides: Sequence[str]) -> str | None:
+    """Give ``cfg``'s network the size of the network it starts from (``train.init_from``) wherever
+    the command line (``overrides``) leaves it unset, so that a fine-tune needs no ``model.*``: a
+    new run adopts the parent's, a resumed run (``config.yaml`` in its run directory) what it
+    was started with. A size the command sets stays, and a parent that does not match it is
+    refused later (:func:`load_parent`). Returns a line saying what was adopted, or None.
+
+    Raises:
+        ConfigError: the parent cannot be found or read (one line).
+    """
+    spec = OmegaConf.select(cfg, "train.init_from")
+    free = [k for k in SIZE_KEYS if k not in set_on_command_line(overrides)]
+    if not spec or not free:
+        return None
+    from .resume import saved_settings
+
+    run_dir = OmegaConf.select(cfg, "run_dir")
+    saved = saved_settings(Path(run_dir)) if run_dir else None
+    if saved is not None and isinstance(saved.get("model"), dict):
+        source, theirs = "the run's first start", saved["model"]
+        if theirs.get("width") is None or theirs.get("layers") is None:  # saved by size name
+            theirs = {**SIZES[theirs.get("size", "small")], **{k: v for k, v in theirs.items() if v is not None}}
+    else:
+        path = resolve(spec, OmegaConf.select(cfg, "env.game_type") or "Base")
+        try:
+            theirs = read_checkpoint(path)["model_config"]
+        except (CheckpointError, KeyError) as e:
+            raise ConfigError(f"train.init_from: {path}: {e}") from None
+        source = f"{path}"
+    adopted = {k: theirs[k] for k in free if k in theirs}
+    with open_dict(cfg):
+        for key, value in adopted.items():
+            cfg.model[key] = value
+    return "network size from " + source + ": " + ", ".join(f"model.{k}={v}" for k, v in adopted.items())

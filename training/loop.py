@@ -8,7 +8,8 @@ directory the changes since its last start (training.resume), and the network it
 (``train.init_from``, training.lineage)) before writing anything; saves the
 resolved config beside the run's outputs; trains (training.run) with evaluation of
 checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match
-(its report returned, its scores logged under ``final/``). Rerunning with the same run
+(its report returned, its scores logged under ``final/``) and, with ``eval.final_ladder``,
+the final ladder (``<run_dir>/ladder/ladder.json``). Rerunning with the same run
 directory resumes. The command line (scripts/train.py) adds Hydra's command-line parsing and
 logging, signal handling, the messages of a user error and the words on the final match; before
 Hydra creates anything, :func:`check_command_line` answers ``--help`` and runs every start-up
@@ -32,7 +33,7 @@ from .config import ConfigError, RunConfig, run_config
 from .gating import Gatekeeper
 from .lineage import Parent, load_parent
 from .metrics import write_line
-from .overrides import CONFIGS, compose_config, settings_help
+from .overrides import CONFIGS, compose_config, one_line, settings_help
 from .resume import check_resume, record_resume
 from .run import Run, Stopped, git_commit, save_final
 from .selfplay_backend import arena_executor
@@ -43,13 +44,15 @@ __all__ = ["CONFIGS", "Prepared", "TrainResult", "check_command_line", "compose_
 @dataclass
 class TrainResult:
     """What a finished :func:`train` leaves: the run directory, ``final.pt``, the final match's
-    report, and the run's name and training steps (what the final match can say depends on them)."""
+    report, the run's name and training steps (what the final match can say depends on them), and
+    the final ladder's result (``eval.final_ladder``; None without)."""
 
     run_dir: Path
     final: Path
     report: Any
     name: str
     steps: int
+    ladder: Any = None  # arena.ladder.LadderResult with eval.final_ladder
 
 
 @dataclass
@@ -96,12 +99,36 @@ def check_command_line(argv: Sequence[str]) -> str | None:
     args = parser.parse_args(list(argv))
     if args.help:
         return settings_help(args.overrides)
-    if args.multirun or args.config_path or args.config_name or args.config_dir or args.experimental_rerun:
+    if args.config_path or args.config_name or args.config_dir or args.experimental_rerun:
+        return None
+    if args.multirun:
+        check_sweep(args.overrides)
         return None
     cfg = compose_config(args.overrides)
     if not (args.cfg or args.info or args.hydra_help or args.shell_completion):
         prepare(cfg)
     return None
+
+
+def check_sweep(overrides: Sequence[str]) -> None:
+    """The start-up checks of ``hive-train -m`` (training.sweep): every job's settings compose and
+    hold (as a single run's would), and no job names its own ``run_dir`` (the sweep gives each
+    job its directory: ``hydra.sweep.dir`` moves the sweep). Raises :class:`ConfigError`."""
+    from .sweep import expand, key_of
+
+    if any(key_of(o) == "run_dir" for o in overrides):
+        raise ConfigError("run_dir is set per job in a sweep (<hydra.sweep.dir>/<the job's overrides>): "
+                          "set hydra.sweep.dir=DIR instead")
+    try:
+        jobs = expand(overrides)
+    except Exception as e:  # Hydra's override grammar
+        raise ConfigError(f"cannot expand the sweep: {one_line(e)}") from None
+    for job in jobs:
+        cfg = compose_config(job)
+        try:
+            run_config(cfg)
+        except ConfigError as e:
+            raise ConfigError(f"sweep job {' '.join(job)}: {e}") from None
 
 
 def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResult:
@@ -137,7 +164,10 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
         final = save_final(run)
         log(f"final checkpoint: {final}")
         report = gatekeeper.final_match(final, run.metrics, run.trainer.step)
-        return TrainResult(rc.run_dir, final, report, rc.name, rc.train.steps)
+        ladder = gatekeeper.final_ladder(final, run.metrics, run.trainer.step)
+        if ladder is not None:
+            log(f"final {ladder.line()}")
+        return TrainResult(rc.run_dir, final, report, rc.name, rc.train.steps, ladder)
     except Stopped as e:
         e.step = run.trainer.step if run is not None else None
         raise

@@ -115,7 +115,8 @@ def check_overrides(overrides: Sequence[str]) -> None:
 def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = False) -> DictConfig:
     """hive-train's config for command-line style ``overrides`` (``["experiment=smoke",
     "run_dir=..."]``), composed by Hydra as the command line composes it (checked first by
-    :func:`check_overrides`).
+    :func:`check_overrides`), the network's size adopted from ``train.init_from`` where the
+    overrides leave it unset (training.lineage.adopt_parent_size).
 
     Raises:
         ConfigError: an unknown setting or option, or an override Hydra cannot compose (one line).
@@ -124,14 +125,18 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from .lineage import adopt_parent_size
+
     check_overrides(overrides)
     register_configs()
     try:
         with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
-            return compose(config_name="train", overrides=list(overrides),
-                           return_hydra_config=return_hydra_config)
+            cfg = compose(config_name="train", overrides=list(overrides),
+                          return_hydra_config=return_hydra_config)
     except (HydraException, OmegaConfBaseException) as e:
         raise ConfigError(one_line(e)) from None
+    adopt_parent_size(cfg, overrides)
+    return cfg
 
 
 # ----- --help -------------------------------------------------------------------------------------

@@ -1,0 +1,236 @@
+"""Sweeps: ``hive-train -m`` over seeds and arms, the jobs side by side on the local cores.
+
+    hive-train -m experiment=cpu seed=1,2,3 search=puct,gumbel train.max_minutes=30
+
+Hydra's multirun expands the command into jobs (its basic sweeper: every combination) and
+hands them to its joblib launcher (``configs/train.yaml``: ``hydra/launcher: joblib``, one job a
+core by default). This module is what the sweep adds around Hydra:
+
+- **One directory a job.** The sweep lives in ``hydra.sweep.dir`` (default ``sweeps/<name>``),
+  each job in the subdirectory named by its overrides (``hydra.job.override_dirname``:
+  ``experiment=cpu+search=gumbel+seed=2+...``), which is the job's ``run_dir``: rerunning the
+  same sweep command resumes every job where it stopped (a finished job only re-reads its results).
+- **One core a job.** A job takes the first free core of the machine (a lock file a core in
+  ``<sweep dir>/.cores``, held for the job's life and released by the kernel if the job dies),
+  pins itself and its children there (``os.sched_setaffinity``) and runs one thread of torch
+  and numba; with more jobs at once than cores the rest run unpinned, with a warning.
+- **``sweep.json``**, rewritten atomically under a lock as jobs start and end: every job of the
+  sweep (``job``, ``overrides``, ``arm``, ``seed``, ``run_dir`` relative to the sweep directory,
+  ``status``: planned, running, done or failed, ``error``) and the ``arms``: each job's overrides
+  without ``seed``, less those every job shares (a sweep over seeds alone has one arm, named by
+  all its overrides). ``hive-arena compare SWEEP_DIR`` reads it (each run's
+  ``ladder/ladder.json``: ``eval.final_ladder``).
+
+A job's failure (a bad setting, a crafted checkpoint, an interrupt) is one line on stderr and
+``failed`` in ``sweep.json``; the other jobs go on, and ``hive-train -m`` ends with a summary line
+and exit 1. Jobs are plain ``hive-train`` runs otherwise: the same files, TensorBoard and resume.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+from hive_env.files import write_atomic
+
+SWEEP_FILE = "sweep.json"
+STATUSES = ("planned", "running", "done", "failed")
+SEED_KEY = "seed"
+
+
+# ----- the plan: jobs and arms -------------------------------------------------------------------
+def expand(overrides: Sequence[str]) -> list[list[str]]:
+    """The jobs of a multirun command line (``overrides`` as typed, ``seed=1,2``), in Hydra's
+    order: its basic sweeper's expansion (every combination of the swept values)."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(overrides))
+    batches = BasicSweeper.split_arguments(parsed, None)
+    return [list(job) for batch in batches for job in batch]
+
+
+def dirname(overrides: Sequence[str]) -> str:
+    """A job's subdirectory: its overrides sorted and joined by ``+`` (Hydra's
+    ``hydra.job.override_dirname`` as configs/train.yaml sets it: a comma would break the player
+    specs that name checkpoints in the directory)."""
+    return "+".join(sorted(overrides))
+
+
+def key_of(override: str) -> str:
+    return override.split("=", 1)[0].lstrip("+~")
+
+
+def seed_of(overrides: Sequence[str]) -> int | None:
+    for o in overrides:
+        if key_of(o) == SEED_KEY:
+            try:
+                return int(o.split("=", 1)[1])
+            except ValueError:
+                return None
+    return None
+
+
+def arm_labels(jobs: Sequence[Sequence[str]]) -> list[str]:
+    """Each job's arm: its overrides without ``seed``, less the overrides every job has; when
+    nothing is left (one arm), all of them (``experiment=cpu train.max_minutes=30``)."""
+    arms = [[o for o in job if key_of(o) != SEED_KEY] for job in jobs]
+    common = set.intersection(*(set(a) for a in arms)) if arms else set()
+    labels = []
+    for arm in arms:
+        rest = [o for o in arm if o not in common]
+        labels.append(" ".join(rest or arm) or "default")
+    return labels
+
+
+def plan(jobs: Sequence[Sequence[str]], old: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The contents of ``sweep.json`` for ``jobs`` (each a list of overrides), keeping the status
+    and error of jobs ``old`` (the file of an earlier start of the sweep) already knew."""
+    known = {tuple(j["overrides"]): j for j in (old or {}).get("jobs", [])}
+    labels = arm_labels(jobs)
+    entries = []
+    for i, (job, arm) in enumerate(zip(jobs, labels, strict=True)):
+        before = known.get(tuple(job), {})
+        entries.append({"job": i, "overrides": list(job), "arm": arm, "seed": seed_of(job),
+                        "run_dir": dirname(job), "status": before.get("status", "planned"),
+                        "error": before.get("error")})
+    arms = list(dict.fromkeys(labels))
+    return {"arms": arms, "jobs": entries}
+
+
+# ----- sweep.json, shared by the jobs -------------------------------------------------------------
+@contextmanager
+def _locked(sweep_dir: Path):
+    """An exclusive lock on the sweep's record (one writer at a time across processes)."""
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    with open(sweep_dir / f".{SWEEP_FILE}.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def read_sweep(sweep_dir: Path) -> dict[str, Any] | None:
+    """``sweep.json`` of ``sweep_dir``; None when there is none or it cannot be read."""
+    try:
+        data = json.loads((Path(sweep_dir) / SWEEP_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write(sweep_dir: Path, data: dict[str, Any]) -> None:
+    write_atomic(sweep_dir / SWEEP_FILE, json.dumps(data, indent=1) + "\n")
+
+
+def start_sweep(sweep_dir: Path, overrides: Sequence[str], command: str = "") -> dict[str, Any]:
+    """Write (or, for a rerun of the sweep, bring up to date) ``sweep.json`` before the jobs start."""
+    sweep_dir = Path(sweep_dir)
+    with _locked(sweep_dir):
+        data = plan(expand(overrides), read_sweep(sweep_dir))
+        data = {"sweep_dir": str(sweep_dir), "command": command, **data}
+        _write(sweep_dir, data)
+    return data
+
+
+def set_status(sweep_dir: Path, overrides: Sequence[str], status: str, error: str | None = None,
+               run_dir: str | None = None) -> None:
+    """Record a job's ``status`` (and ``error``, and its real ``run_dir`` relative to the sweep
+    directory) in ``sweep.json``; a job the file does not list is added."""
+    assert status in STATUSES
+    sweep_dir = Path(sweep_dir)
+    with _locked(sweep_dir):
+        data = read_sweep(sweep_dir) or {"sweep_dir": str(sweep_dir), "arms": [], "jobs": []}
+        jobs = data["jobs"]
+        entry = next((j for j in jobs if j["overrides"] == list(overrides)), None)
+        if entry is None:
+            jobs.append({"job": len(jobs), "overrides": list(overrides), "seed": seed_of(overrides),
+                         "run_dir": dirname(overrides)})
+            entry = jobs[-1]
+            for j, label in zip(jobs, arm_labels([j["overrides"] for j in jobs]), strict=True):
+                j["arm"] = label
+            data["arms"] = list(dict.fromkeys(j["arm"] for j in jobs))
+        entry["status"], entry["error"] = status, error
+        if run_dir is not None:
+            entry["run_dir"] = run_dir
+        _write(sweep_dir, data)
+
+
+def summary(sweep_dir: Path) -> tuple[str, bool]:
+    """One line on the sweep's jobs (``sweep sweeps/cpu: 6 jobs: 5 done, 1 failed (...)``) and
+    whether every job is done."""
+    data = read_sweep(sweep_dir)
+    if data is None:
+        return f"sweep {sweep_dir}: no {SWEEP_FILE}", False
+    jobs = data["jobs"]
+    counts = [f"{sum(j['status'] == s for j in jobs)} {s}" for s in STATUSES
+              if any(j["status"] == s for j in jobs)]
+    failed = [f"{j['run_dir']}: {j.get('error') or 'failed'}" for j in jobs if j["status"] == "failed"]
+    line = f"sweep {sweep_dir}: {len(jobs)} jobs: {', '.join(counts)}"
+    if failed:
+        line += " (" + "; ".join(failed) + "); rerun the same command to resume"
+    line += f"; compare: hive-arena compare {sweep_dir}"
+    return line, all(j["status"] == "done" for j in jobs)
+
+
+# ----- Hydra's side -------------------------------------------------------------------------------
+LAST_SWEEP: Path | None = None
+"""The sweep directory of this process's last multirun (what ``hive-train -m`` sums up at its end)."""
+
+
+class SweepRecord(Callback):
+    """Hydra callback (``configs/train.yaml``, ``hydra.callbacks``): ``sweep.json`` written before a
+    multirun's jobs start (:func:`start_sweep`); single runs are left alone."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        global LAST_SWEEP
+        LAST_SWEEP = Path(config.hydra.sweep.dir)
+        overrides = list(config.hydra.overrides.task)
+        start_sweep(LAST_SWEEP, overrides, command="hive-train -m " + " ".join(overrides))
+
+
+# ----- one core a job ----------------------------------------------------------------------------
+_CORES: set[int] | None = None  # the cores this process could use before any job pinned it
+_LEASE = None  # the open lock file of the core this process holds
+
+
+def lease_core(sweep_dir: Path) -> int | None:
+    """Take the first free core (module docstring) and pin this process there; None (unpinned)
+    when every core is taken. A process holds one lease at a time (a new job's call first
+    gives back the previous job's)."""
+    global _CORES, _LEASE
+    if _CORES is None:
+        _CORES = set(os.sched_getaffinity(0))
+    release_core()
+    locks = Path(sweep_dir) / ".cores"
+    locks.mkdir(parents=True, exist_ok=True)
+    for core in sorted(_CORES):
+        f = open(locks / f"cpu{core}.lock", "w")  # noqa: SIM115 (held for the job's life)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        _LEASE = f
+        os.sched_setaffinity(0, {core})
+        return core
+    os.sched_setaffinity(0, _CORES)
+    return None
+
+
+def release_core() -> None:
+    """Give back this process's core lease, if any."""
+    global _LEASE
+    if _LEASE is not None:
+        _LEASE.close()
+        _LEASE = None
+
+
+__all__ = ["SWEEP_FILE", "SweepRecord", "arm_labels", "dirname", "expand", "lease_core", "plan", "read_sweep",
+           "release_core", "set_status", "start_sweep", "summary"]
