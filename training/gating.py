@@ -50,8 +50,14 @@ from typing import Any, ClassVar
 from arena.arena import run_arena
 from arena.config import ArenaConfig
 from arena.executor import Executor
-from arena.ladder import (LadderResult, ladder_anchor, ladder_config, ladder_opponents, ladder_result,
-                          write_ladder)
+from arena.ladder import (
+    LadderResult,
+    ladder_anchor,
+    ladder_config,
+    ladder_opponents,
+    ladder_result,
+    write_ladder,
+)
 from arena.report import ArenaReport, PairingStats
 from hive_env.files import atomic_open, sha256_file, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP

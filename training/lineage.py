@@ -8,7 +8,8 @@ size the preset names). A run directory without checkpoints of its own
 then starts from the parent's weights (and, with ``train.init_optimizer``, its optimiser's
 state) with a new step counter, a fresh replay store and a learning-rate warm restart (the
 warm-up and the schedule start again). A parent of another shape than the command sets, or of
-another encoding, is refused in one line before anything is written. Once the run has checkpoints, they are what it resumes from.
+another encoding, is refused in one line before anything is written. Once the run has
+checkpoints, they are what it resumes from.
 
 Every checkpoint the run writes carries ``lineage``: its game type and training ply cap, the
 parent (file, SHA-256, step) and the totals over the whole line of networks (steps, self-play
@@ -193,7 +194,8 @@ def adopt_parent_size(cfg: DictConfig, overrides: Sequence[str]) -> str | None:
     if saved is not None and isinstance(saved.get("model"), dict):
         source, theirs = "the run's first start", saved["model"]
         if theirs.get("width") is None or theirs.get("layers") is None:  # saved by size name
-            theirs = {**SIZES[theirs.get("size", "small")], **{k: v for k, v in theirs.items() if v is not None}}
+            given = {k: v for k, v in theirs.items() if v is not None}
+            theirs = {**SIZES[theirs.get("size", "small")], **given}
     else:
         path = resolve(spec, OmegaConf.select(cfg, "env.game_type") or "Base")
         try:
