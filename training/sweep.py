@@ -92,16 +92,20 @@ def arm_labels(jobs: Sequence[Sequence[str]]) -> list[str]:
 
 
 def plan(jobs: Sequence[Sequence[str]], old: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The contents of ``sweep.json`` for ``jobs`` (each a list of overrides), keeping the status
-    and error of jobs ``old`` (the file of an earlier start of the sweep) already knew."""
+    """The contents of ``sweep.json`` for ``jobs`` (each a list of overrides) after ``old`` (the
+    file of earlier sweeps in the directory): its jobs first, with their status and error, then
+    the new ones. One directory is one study: a second sweep there (another arm, more seeds)
+    adds its jobs, and the arms are named over all of them."""
     known = {tuple(j["overrides"]): j for j in (old or {}).get("jobs", [])}
+    jobs = [*(list(k) for k in known), *(list(j) for j in jobs if tuple(j) not in known)]
     labels = arm_labels(jobs)
     entries = []
     for i, (job, arm) in enumerate(zip(jobs, labels, strict=True)):
         before = known.get(tuple(job), {})
         entries.append({"job": i, "overrides": list(job), "arm": arm, "seed": seed_of(job),
-                        "run_dir": dirname(job), "status": before.get("status", "planned"),
-                        "error": before.get("error")})
+                        "run_dir": before.get("run_dir", dirname(job)),
+                        "status": before.get("status", "planned"), "error": before.get("error"),
+                        "pid": before.get("pid")})
     arms = list(dict.fromkeys(labels))
     return {"arms": arms, "jobs": entries}
 
