@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from omegaconf import OmegaConf
 
 from hive_env.encode import ENCODING_VERSION
 from hive_env.files import sha256_file
 from models import shipped
 from search.checkpoint import read_checkpoint, save_checkpoint
 from training.config import ConfigError, run_config
-from training.lineage import Totals, lineage, load_parent, parent_of, resolve
-from training.loop import compose_config, train
+from training.lineage import Totals, lineage, load_parent, parent_of, resolve, set_on_command_line
+from training.loop import compose_config, prepare, train
 from training.replay import ReplayStore
 from training.trainer import lr_at
 
@@ -148,3 +149,27 @@ def test_a_run_carries_on_from_the_shipped_network_of_an_older_encoding(tmp_path
     final = read_checkpoint(child / "checkpoints" / "final.pt")["lineage"]
     assert final["ply_cap"] == 60 and final["game_type"] == "Base+MLP"  # the smoke preset's cap
     assert final["parent"]["sha256"] == sha256_file(shipped.network("Base+MLP").checkpoint)
+
+
+def test_a_fine_tune_adopts_the_parents_size_unless_the_command_sets_one(tmp_path):
+    theirs = read_checkpoint(shipped.CHECKPOINT)["model_config"]
+    cfg = compose_config(["experiment=smoke", "train.init_from=shipped", f"run_dir={tmp_path / 'a'}"])
+    assert (cfg.model.width, cfg.model.layers) == (theirs["width"], theirs["layers"])  # not smoke's 16 x 1
+    assert prepare(cfg).rc.model.width == theirs["width"]  # the parent is taken as it is
+    assert not (tmp_path / "a").exists()
+    for size in (["model.layers=3"], ["model=small"]):
+        cfg = compose_config(["experiment=smoke", "train.init_from=shipped", f"run_dir={tmp_path / 'b'}",
+                              *size])
+        with pytest.raises(ConfigError, match=r"another network: layers") as e:
+            prepare(cfg)
+        assert "\n" not in str(e.value)
+    keys = set_on_command_line(["model=small", "model.aux_head=true", "seed=1"])
+    assert keys == {"width", "layers", "aux_head"}
+    assert compose_config(["experiment=smoke", f"run_dir={tmp_path / 'c'}"]).model.width == 16  # no parent
+
+
+def test_a_resumed_fine_tune_keeps_the_size_it_started_with(tmp_path):
+    OmegaConf.save({"model": {"size": "tiny", "width": 24, "layers": None, "aux_head": False}},
+                   tmp_path / "config.yaml")
+    cfg = compose_config(["experiment=smoke", "train.init_from=shipped", f"run_dir={tmp_path}"])
+    assert (cfg.model.width, cfg.model.layers) == (24, 2)  # tiny's 2 layers
