@@ -229,3 +229,25 @@ def test_a_killed_driver_resumes_with_the_same_command(tmp_path):
     assert before <= {p.name for p in (run_dir / "replay").glob("shard_*.npz")}  # nothing lost
     check_replay(run_dir)
     assert load_model(run_dir / "checkpoints" / "final.pt")[1]["step"] == 40
+
+
+@pytest.mark.slow
+@requires_ray
+def test_a_sweeps_jobs_play_on_the_cluster(tmp_path, loopback_cluster):
+    """``hive-train -m ... backend=ray``: the jobs run side by side here, their self-play on the
+    cluster's other node (the project's own Ray connection, one per job)."""
+    address, env = loopback_cluster
+    sweep = tmp_path / "sweep"
+    cmd = [sys.executable, "-m", "scripts.train", "-m", "experiment=smoke", "backend=ray",
+           f"ray.address={address}", "ray.worker_cpus=1", "ray.worker_resources={selfplay_node: 1}", *SHORT,
+           "seed=1,2", f"hydra.sweep.dir={sweep}"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    data = json.loads((sweep / "sweep.json").read_text())
+    assert [j["status"] for j in data["jobs"]] == ["done", "done"]
+    node = node_ids(address, env)["selfplay_node"]
+    for job in data["jobs"]:
+        run_dir = sweep / job["run_dir"]
+        where = {str(s["node_id"]) for stats in check_replay(run_dir).values() for s in stats}
+        assert where == {node}
+        assert load_model(run_dir / "checkpoints" / "final.pt")[1]["step"] == 20
