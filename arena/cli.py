@@ -4,8 +4,15 @@
     hive-arena roundrobin PLAYER...            every pair of players
     hive-arena sprt A B --elo0 0 --elo1 20     A against B until the SPRT decides
     hive-arena ladder PLAYER                   PLAYER against the fixed ladder (arena.ladder)
+    hive-arena calibrate                       the ladder rungs' round robin (arena.calibration)
     hive-arena plot RESULTS_DIR... --out ratings.png
-    hive-arena compare LADDER_DIR... --labels L... --out ladders.png   ladders side by side
+    hive-arena compare LADDER_DIR... --labels L... --out ladders.png [--json stats.json]
+    hive-arena compare SWEEP_DIR --out ladders.png [--json stats.json]
+
+``compare`` takes ladders (a label given more than once names the seeds of one arm) or a sweep
+directory (its ``sweep.json``: each job's ladder in ``RUN_DIR/ladder``); it prints each arm's
+mean Elo over seeds and its difference to the first arm with a 95% Welch interval and a verdict
+(``arena.ladder_plot``).
 
 Players are spec strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
 ``alphazero:ckpt=PATH,sims=N``). Rerunning a command resumes it from its results directory.
@@ -15,13 +22,17 @@ The script ``scripts/arena.py`` (``python -m scripts.arena``) runs :func:`main`.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from hive_env import GAME_TYPES
+from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 
 from . import ladder
 from .arena import run_arena
+from .calibration import calibration_path, write_calibration
 from .config import ArenaConfig, ArenaError, default_out_dir
 from .report import format_report
 
@@ -32,7 +43,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``hive-arena`` argument parser: one subcommand per mode, ``ladder`` and ``plot``."""
+    """The ``hive-arena`` argument parser: one subcommand per mode, ``ladder``, ``calibrate``,
+    ``plot`` and ``compare``."""
     common = argparse.ArgumentParser(add_help=False)
     arg = common.add_argument
     arg("--games-per-pairing", type=int, default=10, help="games per pairing, even (default 10)")
@@ -71,20 +83,28 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     sprt.add_argument("--max-games", type=int, default=2000, help="stop undecided here (default 2000)")
     _ladder_parser(sub)
+    _calibrate_parser(sub)
     plot = sub.add_parser("plot", help="ratings over checkpoints as a PNG, on one rating scale",
                           description="Ratings of RESULTS_DIRs on one scale (the first one's anchor; other "
                           "anchors re-anchored through a shared player, else refused), checkpoints by step.")
     plot.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
     plot.add_argument("--out", default="ratings.png", help="PNG file (default ratings.png)")
-    compare = sub.add_parser("compare", help="ladders side by side as a PNG (an ablation's arms)",
-                             description="Each LADDER_DIR's scores against every opponent and its Elo "
-                             "relative to the common anchor, one row per ladder (ladders with other "
-                             "anchors are refused).")
-    compare.add_argument("dirs", nargs="+", metavar="LADDER_DIR")
+    compare = sub.add_parser("compare", help="an ablation's arms compared over seeds: a PNG, a table, JSON",
+                             description="Arms of ladders: LADDER_DIRs with --labels (the same label for the "
+                             "seeds of one arm; arms in order of first appearance, the first is the "
+                             "reference), or one SWEEP_DIR holding sweep.json (each job's ladder in "
+                             "RUN_DIR/ladder; jobs without one yet are skipped with a warning). Prints one "
+                             "line per arm: seeds, mean Elo and its sd over seeds, the difference to the "
+                             "reference with a 95%% Welch t interval over seeds, and a verdict; draws each "
+                             "arm's scores against every opponent and its Elo relative to the common anchor "
+                             "(ladders with other anchors are refused).")
+    compare.add_argument("dirs", nargs="+", metavar="LADDER_DIR|SWEEP_DIR")
     compare.add_argument("--labels", nargs="+", metavar="LABEL",
-                         help="one per LADDER_DIR (default: the players' names)")
+                         help="one per LADDER_DIR, repeated for seeds of one arm (default: the players' "
+                         "names); with a SWEEP_DIR one per arm of sweep.json (default: its arm names)")
     compare.add_argument("--title", help="the plot's title")
     compare.add_argument("--out", default="ladders.png", help="PNG file (default ladders.png)")
+    compare.add_argument("--json", metavar="PATH", help="write the arms' statistics here as JSON")
     return parser
 
 
@@ -122,8 +142,39 @@ def _ladder_parser(sub: argparse._SubParsersAction) -> None:
     arg("--no-progress", action="store_true", help="no progress bar")
 
 
+def _calibrate_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("calibrate", help="the ladder rungs' round robin among themselves: the calibration "
+                       "a ladder's Elo is pooled with (arena.calibration)",
+                       description="A round robin of random, greedy and alphabeta at each depth with the "
+                       f"ladder's openings ({ladder.OPENINGS}) and ply cap ({DEFAULT_PLY_CAP}), no time "
+                       "budget; writes the rungs' pairwise wins, draws and losses with the command, seed "
+                       "and game type to --data. Rerunning the same command resumes.")
+    arg = p.add_argument
+    arg("--games-per-pairing", type=int, default=ladder.GAMES_PER_PAIRING,
+        help=f"games per pair of rungs, even (default {ladder.GAMES_PER_PAIRING})")
+    arg("--seed", type=int, default=ladder.CALIBRATION_SEED,
+        help=f"seeds the openings and the players (default {ladder.CALIBRATION_SEED})")
+    arg("--game-type", default="Base", choices=GAME_TYPES)
+    arg("--depths", nargs="+", type=int, metavar="D", default=list(ladder.DEPTHS),
+        help=f"the alphabeta rungs (default {' '.join(map(str, ladder.DEPTHS))})")
+    arg("--workers", type=int, default=1, help="processes playing games (default 1)")
+    arg("--out", help="results directory (default runs/arena/roundrobin-HASH of the settings)")
+    arg("--data", help="the calibration file (default arena/data/ladder_rungs.json for Base, "
+        "ladder_rungs_<game type>.json for others)")
+    arg("--no-progress", action="store_true", help="no progress bar")
+
+
+def calibrate_command(args: argparse.Namespace) -> str:
+    """The command that plays the calibration of ``args`` again (no paths, no workers)."""
+    depths = "" if tuple(args.depths) == ladder.DEPTHS else f" --depths {' '.join(map(str, args.depths))}"
+    return (f"hive-arena calibrate --games-per-pairing {args.games_per_pairing} --seed {args.seed} "
+            f"--game-type {args.game_type}{depths}")
+
+
 def config_from_args(args: argparse.Namespace) -> ArenaConfig:
-    """The arena a parsed ``hive-arena`` command plays (not ``plot``)."""
+    """The arena a parsed ``hive-arena`` command plays (not ``plot`` or ``compare``)."""
+    if args.command == "calibrate":
+        return ladder.calibration_config(args.games_per_pairing, args.seed, args.game_type, args.depths)
     if args.command == "ladder":
         return ladder.ladder_config(args.player, args.depths, args.extra, args.games_per_pairing,
                                     args.equal_time, args.seed, args.ply_cap, args.game_type)
@@ -147,10 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {plot_ratings(args.dirs, args.out)}")
             return 0
         if args.command == "compare":
-            from .ladder_plot import plot_ladders  # matplotlib only when plotting
-
-            print(f"wrote {plot_ladders(args.dirs, args.out, args.labels, args.title)}")
-            return 0
+            return compare(args)
         config = config_from_args(args)  # checked as it is built
         out = args.out or default_out_dir(config)
         print(f"hive-arena {args.command}: results in {out}", flush=True)
@@ -159,6 +207,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "ladder":
             report, result = ladder.run_ladder(config, out, workers=args.workers,
                                                progress=not args.no_progress)
+        elif args.command == "calibrate":
+            data = args.data or calibration_path(args.game_type)
+            report, calibration = ladder.run_calibration(config, out, calibrate_command(args),
+                                                         Path(data).name, workers=args.workers,
+                                                         progress=not args.no_progress)
+            written = write_calibration(calibration, data)
         else:
             report = run_arena(config, out, workers=args.workers, anchor=args.anchor,
                                progress=not args.no_progress, prior_draws=args.elo_prior)
@@ -175,5 +229,48 @@ def main(argv: list[str] | None = None) -> int:
     print(format_report(report))
     if args.command == "ladder":
         print(result.line())
+    if args.command == "calibrate":
+        print(f"wrote {written}: {calibration.games} games between {len(calibration.rungs)} rungs")
     return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    """``hive-arena compare``: the table on stdout, the PNG, and ``--json`` (module docstring).
+
+    Raises:
+        ValueError: see :func:`arena.ladder_plot.compare_data`, or a bad sweep directory.
+    """
+    from . import ladder_plot  # matplotlib only when plotting
+
+    dirs, labels = list(args.dirs), args.labels
+    if any((Path(d) / ladder_plot.SWEEP_FILE).is_file() for d in dirs):
+        if len(dirs) != 1:
+            raise ValueError("a sweep directory comes alone: give one SWEEP_DIR, or LADDER_DIRs")
+        dirs, labels = sweep_inputs(Path(dirs[0]), labels)
+    data = ladder_plot.compare_data(dirs, labels)
+    print(ladder_plot.format_table(data))
+    print(f"wrote {ladder_plot.plot_ladders(dirs, args.out, title=args.title, data=data)}")
+    if args.json:
+        body = {"anchor": data.anchor, "reference": data.stats[0].label, "level": ladder_plot.LEVEL,
+                "arms": [st.to_json() for st in data.stats], "notes": data.notes}
+        print(f"wrote {write_atomic(args.json, json.dumps(body, indent=1) + chr(10))}")
+    return 0
+
+
+def sweep_inputs(sweep_dir: Path, labels: list[str] | None) -> tuple[list[Path], list[str]]:
+    """A sweep's ladder directories and their arms' labels (``labels``: one per arm of
+    ``sweep.json``, in its order); a warning on stderr names the jobs without a ladder yet."""
+    from .ladder_plot import sweep_ladders
+
+    sweep = sweep_ladders(sweep_dir)
+    if sweep.skipped:
+        print(f"hive-arena compare: warning: no ladder.json yet, skipped {len(sweep.skipped)} jobs: "
+              f"{'; '.join(sweep.skipped)}", file=sys.stderr, flush=True)
+    if labels is None:
+        return sweep.dirs, sweep.arms
+    if len(labels) != len(sweep.order):
+        raise ValueError(f"{len(labels)} labels for {len(sweep.order)} arms of the sweep "
+                         f"({', '.join(sweep.order)}): give one label per arm")
+    rename = dict(zip(sweep.order, labels, strict=True))
+    return sweep.dirs, [rename[a] for a in sweep.arms]
 

@@ -26,17 +26,35 @@ What each player really spent is measured, not assumed: the result line gives th
 player's (``per_move``; ``arena.report``).
 
 **What the interval rests on.** In a gauntlet every opponent plays only the player, so the
-games form a star: in the rating model (``arena.ratings``) the player's Elo relative to the
-anchor and its likelihood-ratio interval are fixed by the games against the anchor alone (the
-other pairings place only their own opponent). The line therefore gives exactly the numbers of
-the player's pairing row against the anchor, which are also its row in the ratings table when
-the fit is anchored there; with no game against the anchor the player is unrated. The other
-rungs' scores with their intervals (``ladder.json``) show where the player stands when it is
-far from the anchor.
+games form a star: in the rating model (``arena.ratings``) they place each rung relative to the
+player but not the rungs relative to each other, and alone they fix the player's Elo relative to
+the anchor by the games against the anchor only. So the ladder's Elo comes from one fit
+(``arena.ratings.fit_elo``, the ladder's prior) over the ladder's games *pooled* with the
+calibration's (``arena.calibration``: the rungs' round robin among themselves, shipped as
+``arena/data/ladder_rungs.json``), anchored on the anchor, with that fit's likelihood-ratio
+interval: the games against every rung then count, through the rungs' known distances to the
+anchor, and a player far from the anchor is placed by the rungs near it. The player stays a
+player of its own in the fit even when its spec is a rung's (its games are the ladder's).
+Rungs the calibration does not hold (``--extra`` engines) stay in the fit and place only
+themselves. The fit assumes the model holds across rungs (a rung's score against another follows
+from their Elo difference); the calibration's 100 games a pairing make the rungs' distances
+nearly exact, so the interval is close to what the player's own games allow.
+
+When no calibration holds (:meth:`arena.calibration.Calibration.mismatch`: another game type,
+other openings or ply cap, a time budget as in equal-time ladders, a depth or simulations
+budget for every player), when the player is the anchor, or when the calibration holds fewer
+than two of the ladder's rungs (the anchor among them), the Elo rests on the games against the
+anchor alone, exactly the numbers of the player's pairing row against it (with no game against
+the anchor the player is unrated). ``ladder.json`` says which (``rating``: ``"pooled"`` with
+``calibration`` naming the file, or ``"anchor"`` with ``rating_note`` saying why when a
+calibration was sought) and always keeps the anchor-only numbers (``anchor_elo``,
+``anchor_lo``, ``anchor_hi``); the pooled fit's Elo of every player is ``pooled_elos``. The
+other rungs' scores with their intervals (``scores``) show where the player stands against each.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -44,13 +62,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players import Player, PlayerSpecError, player_label
 
 from .arena import run_arena
+from .calibration import Calibration, calibration_of, select_calibration, shipped_calibrations
 from .config import ArenaConfig, ArenaError
-from .ratings import PRIOR_DRAWS, PairingStats
+from .ratings import PRIOR_DRAWS, PairingStats, fit_elo
 from .report import STAT_KEYS, ArenaReport
 
 DEPTHS = (1, 2, 3, 4)
@@ -62,6 +83,8 @@ ANCHOR = "alphabeta:depth=2"
 GAMES_PER_PAIRING = 100
 OPENINGS = "random:4"
 LADDER_FILE = "ladder.json"
+CALIBRATION_SEED = 1
+"""The shipped calibration's seed: other openings than the ladders' (seed 0)."""
 
 
 def ladder_opponents(depths: Sequence[int] = DEPTHS, extra: Sequence[str] = ()) -> tuple[str, ...]:
@@ -120,6 +143,11 @@ def ladder_config(player: str | Player, depths: Sequence[int] | None = None, ext
 class LadderResult:
     """The player's Elo relative to the anchor, and its score against each opponent.
 
+    ``elo``, ``lo``, ``hi``: from the fit pooled with a calibration (``rating == "pooled"``,
+    ``calibration`` the file's name, ``calibration_games`` its games between the ladder's rungs,
+    ``pooled_elos`` every player's Elo in that fit) or from the games against the anchor alone
+    (``rating == "anchor"``; ``rating_note`` says why when a calibration was sought); module
+    docstring. ``anchor_only`` holds the anchor-only numbers when pooled (None: they are ``elo``).
     ``scores`` maps each opponent spec to ``games``, ``wins``, ``draws``, ``losses``, ``score``
     and the pairing's 95% intervals (``score_lo``, ``score_hi``, ``elo``, ``elo_lo``, ``elo_hi``:
     ``arena.ratings.pairing_stats``, None where not finite). ``anchor_games`` are the games
@@ -142,28 +170,48 @@ class LadderResult:
     per_move: dict[str, dict[str, float | None]] = field(default_factory=dict)
     prior_draws: float = PRIOR_DRAWS
     note: str | None = None
+    rating: str = "anchor"
+    calibration: str | None = None
+    calibration_games: int = 0
+    rating_note: str | None = None
+    anchor_only: tuple[float, float, float] | None = None
+    pooled_elos: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def rated(self) -> bool:
         return math.isfinite(self.elo)
 
+    @property
+    def anchor_rating(self) -> tuple[float, float, float]:
+        """The Elo and interval from the games against the anchor alone."""
+        return self.anchor_only if self.anchor_only is not None else (self.elo, self.lo, self.hi)
+
     def line(self) -> str:
-        """``ladder: PLAYER  Elo vs ANCHOR: +35 [-40, +110] (600 games, 100 vs ANCHOR)``, then
-        (inside the brackets) the time a move with ``equal_time`` and what the player and the
-        anchor spent per move when known: ``; per move: PLAYER 0.1930 s 812 sims, ANCHOR ...``."""
+        """``ladder: PLAYER  Elo vs ANCHOR: +35 [-40, +110] (600 games, 100 vs ANCHOR)``; pooled:
+        ``+35 [-20, +90] pooled (600 games, 100 vs ANCHOR, 1500 between the rungs)``; then (inside
+        the brackets) the time a move with ``equal_time`` and what the player and the anchor spent
+        per move when known: ``; per move: PLAYER 0.1930 s 812 sims, ANCHOR ...``."""
         tail = f"; {self.equal_time:g} s a move each" if self.equal_time is not None else ""
         spent = [f"{spec} {text}" for spec in (self.player, self.anchor)
                  if (text := _per_move_text(self.per_move.get(spec, {})))]
         if spent:
             tail += f"; per move: {', '.join(spent)}"
         rating = f"{_signed(self.elo)} [{_signed(self.lo)}, {_signed(self.hi)}]" if self.rated else "unrated"
-        return (f"ladder: {self.player}  Elo vs {self.anchor}: {rating} ({self.games} games, "
-                f"{self.anchor_games} vs {self.anchor}{tail})")
+        counts = f"{self.games} games, {self.anchor_games} vs {self.anchor}"
+        if self.rating == "pooled":
+            rating += " pooled"
+            counts += f", {self.calibration_games} between the rungs"
+        return f"ladder: {self.player}  Elo vs {self.anchor}: {rating} ({counts}{tail})"
 
     def to_json(self) -> dict[str, Any]:
         """The contents of ``ladder.json`` (non-finite numbers as null)."""
+        anchor_elo, anchor_lo, anchor_hi = self.anchor_rating
         return {"summary": self.line(), "player": self.player, "anchor": self.anchor,
                 "elo": _finite(self.elo), "lo": _finite(self.lo), "hi": _finite(self.hi),
+                "rating": self.rating, "calibration": self.calibration,
+                "calibration_games": self.calibration_games, "rating_note": self.rating_note,
+                "anchor_elo": _finite(anchor_elo), "anchor_lo": _finite(anchor_lo),
+                "anchor_hi": _finite(anchor_hi), "pooled_elos": self.pooled_elos,
                 "rated": self.rated, "games": self.games, "anchor_games": self.anchor_games,
                 "anchor_note": self.note, "equal_time": self.equal_time,
                 "complete": self.complete, "prior_draws": self.prior_draws, "scores": self.scores,
@@ -195,10 +243,70 @@ def _score_row(st: PairingStats) -> dict[str, Any]:
             "elo_hi": _finite(st.elo_hi)}
 
 
-def ladder_result(report: ArenaReport) -> LadderResult:
-    """The ladder's numbers from a gauntlet report of player 0, whatever its fit's anchor: the Elo
-    and interval of the player's pairing against :func:`ladder_anchor` (module docstring: in a
-    star they are the fit's too), 0 [0, 0] when the player is the anchor."""
+@dataclass(frozen=True)
+class PooledFit:
+    """The player's Elo and interval from the ladder's games pooled with a calibration's."""
+
+    elo: float
+    lo: float
+    hi: float
+    calibration_games: int
+    elos: dict[str, float | None]
+
+
+def pooled_fit(report: ArenaReport, calibration: Calibration) -> PooledFit:
+    """One fit (:func:`arena.ratings.fit_elo`, the report's prior) over the gauntlet's games of
+    player 0 and ``calibration``'s games between its opponents, anchored on
+    :func:`ladder_anchor` (module docstring); player 0 stays a player of its own."""
+    players = report.config.players
+    n = len(players)
+    points, games = np.zeros((n, n)), np.zeros((n, n))
+
+    def add(i: int, j: int, wins: int, draws: int, losses: int) -> None:
+        points[i, j] += wins + 0.5 * draws
+        points[j, i] += losses + 0.5 * draws
+        games[i, j] += wins + draws + losses
+        games[j, i] += wins + draws + losses
+
+    for i, j, st in report.pairings:
+        add(i, j, st.wins, st.draws, st.losses)
+    added = 0
+    for i in range(1, n):
+        for j in range(i + 1, n):
+            if (wdl := calibration.pairing(players[i], players[j])) is not None:
+                add(i, j, *wdl)
+                added += sum(wdl)
+    fit = fit_elo(points, games, players.index(ladder_anchor(players)), report.prior_draws)
+    return PooledFit(float(fit.elo[0]), float(fit.lo[0]), float(fit.hi[0]), added,
+                     {spec: _finite(float(e)) for spec, e in zip(players, fit.elo, strict=True)})
+
+
+def _pooling(report: ArenaReport,
+             calibrations: Sequence[Calibration]) -> tuple[Calibration | None, str | None]:
+    """The calibration to pool with and None, or None and why the Elo rests on the anchor alone
+    (None when nothing was sought: the player is the anchor)."""
+    players = report.config.players
+    anchor = ladder_anchor(players)
+    if anchor == players[0]:
+        return None, None
+    calibration, reason = select_calibration(calibrations, report.config)
+    if calibration is None:
+        return None, reason
+    held = [p for p in players[1:] if p in calibration.rungs]
+    if anchor not in held:
+        return None, f"{calibration.name} does not hold the anchor {anchor}"
+    if len(held) < 2:
+        return None, f"{calibration.name} holds only the anchor of the ladder's rungs"
+    return calibration, None
+
+
+def ladder_result(report: ArenaReport, calibrations: Sequence[Calibration] | None = None) -> LadderResult:
+    """The ladder's numbers from a gauntlet report of player 0, whatever its fit's anchor.
+
+    The Elo and interval are pooled with the first of ``calibrations`` that holds (None: the
+    shipped ones, ``arena.calibration.shipped_calibrations``; ``()``: none), else those of the
+    player's pairing against :func:`ladder_anchor`; 0 [0, 0] when the player is the anchor
+    (module docstring)."""
     players = report.config.players
     anchor = ladder_anchor(players)
     stats = {players[j]: st for i, j, st in report.pairings if i == 0}
@@ -212,9 +320,16 @@ def ladder_result(report: ArenaReport) -> LadderResult:
     per_move = {players[i]: {key: _finite(value, 4 if key == "seconds_per_move" else 1)
                              for key, value in means.items()}
                 for i, means in enumerate(report.per_move)}
-    return LadderResult(players[0], anchor, elo, lo, hi, int(report.fit.games[0]), anchor_games,
-                        report.config.time_s, report.complete, scores, per_move, report.prior_draws,
-                        anchor_note(players))
+    result = LadderResult(players[0], anchor, elo, lo, hi, int(report.fit.games[0]), anchor_games,
+                          report.config.time_s, report.complete, scores, per_move, report.prior_draws,
+                          anchor_note(players))
+    calibration, reason = _pooling(report, shipped_calibrations() if calibrations is None else calibrations)
+    if calibration is None:
+        return dataclasses.replace(result, rating_note=reason)
+    pooled = pooled_fit(report, calibration)
+    return dataclasses.replace(result, elo=pooled.elo, lo=pooled.lo, hi=pooled.hi, rating="pooled",
+                               calibration=calibration.name, calibration_games=pooled.calibration_games,
+                               anchor_only=(elo, lo, hi), pooled_elos=pooled.elos)
 
 
 def write_ladder(result: LadderResult, out_dir: str | Path) -> Path:
@@ -237,17 +352,37 @@ def run_ladder(config: ArenaConfig, out_dir: str | Path, workers: int = 1, progr
     return report, result
 
 
+def calibration_config(games_per_pairing: int = GAMES_PER_PAIRING, seed: int = CALIBRATION_SEED,
+                       game_type: str = "Base", depths: Sequence[int] = DEPTHS) -> ArenaConfig:
+    """The rungs' round robin among themselves, with the ladder's openings and ply cap."""
+    return ArenaConfig("roundrobin", ladder_opponents(depths), games_per_pairing, game_type, OPENINGS, seed)
+
+
+def run_calibration(config: ArenaConfig, out_dir: str | Path, command: str, name: str, workers: int = 1,
+                    progress: bool = True) -> tuple[ArenaReport, Calibration]:
+    """Play (or finish) the rungs' round robin (:func:`calibration_config`) in ``out_dir``; the
+    calibration it gives (``arena.calibration``), named ``name`` and made by ``command``."""
+    report = run_arena(config, out_dir, workers=workers, anchor=ANCHOR if ANCHOR in config.players else None,
+                       progress=progress)
+    return report, calibration_of(report, command, name)
+
+
 __all__ = [
     "ANCHOR",
+    "CALIBRATION_SEED",
     "DEPTHS",
     "EQUAL_TIME_DEPTHS",
     "GAMES_PER_PAIRING",
     "LadderResult",
+    "PooledFit",
     "anchor_note",
+    "calibration_config",
     "ladder_anchor",
     "ladder_config",
     "ladder_opponents",
     "ladder_result",
+    "pooled_fit",
+    "run_calibration",
     "run_ladder",
     "write_ladder",
 ]

@@ -2,9 +2,12 @@
 
 The section says how to rerun the ladder (the ``hive-arena ladder`` command, without the
 checkpoint path of the machine it ran on), its one-line summary with the player named "the
-shipped network", and one row per rung: W/D/L, the score with its 95% interval and the player's
-Elo against that rung with its interval (``arena.ratings.pairing_stats`` with the ladder's prior:
-the same numbers as the ladder's tables; null where not finite).
+shipped network", its Elo with the 95% interval as ``ladder.json`` gives it (``rating``: pooled
+with the rungs' calibration, named by ``calibration``, or from the games against the anchor
+alone; ``arena.ladder``) with the anchor-only numbers beside it, and one row per rung: W/D/L,
+the score with its 95% interval and the player's Elo against that rung with its interval
+(``arena.ratings.pairing_stats`` with the ladder's prior: the same numbers as the ladder's
+tables; null where not finite).
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ def ladder_section(path: Path) -> dict[str, Any]:
                + f" --seed {settings.get('seed', 0)}")
     return {"command": command, "summary": ladder["summary"].replace(spec, "the shipped network"),
             "anchor": ladder["anchor"], "elo": ladder["elo"], "elo_95": [ladder["lo"], ladder["hi"]],
+            "rating": ladder.get("rating", "anchor"), "calibration": ladder.get("calibration"),
+            "anchor_elo": ladder.get("anchor_elo", ladder["elo"]),
+            "anchor_elo_95": [ladder.get("anchor_lo", ladder["lo"]), ladder.get("anchor_hi", ladder["hi"])],
             "equal_time": ladder.get("equal_time"), "rows": ladder_rows(ladder)}
 
 

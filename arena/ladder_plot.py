@@ -1,18 +1,36 @@
-"""Ladders side by side, as a PNG: ``hive-arena compare LADDER_DIR...``.
+"""Ladders side by side, and arms compared over seeds: ``hive-arena compare``.
 
-An ablation ends in one ladder per arm (``hive-arena ladder``, each writing ``ladder.json``);
-this draws them together: on the left each arm's score against every opponent (a point with its
-95% interval, one colour per opponent), on the right its Elo relative to the ladders' common
-anchor with the interval. Arms are rows, in the order given, labelled by ``labels`` (default:
-the players' short names, told apart). Ladders with other anchors are refused (their Elo would not be on
-one scale), as are directories without a ``ladder.json``; an unrated arm (no Elo) gets no point
-on the right and a note under the plot.
+An ablation ends in ladders (``hive-arena ladder``, each writing ``ladder.json``), one per arm
+and seed. ``compare`` groups them into *arms*: ladder directories with ``labels``, where ladders
+with the same label are seeds of one arm (arms in the order of first appearance; default: each
+ladder its own arm, labelled by the player's short name), or a sweep directory
+(:func:`sweep_ladders`: its ``sweep.json`` lists the jobs, each with its arm, seed and run
+directory; a job's ladder is ``<run_dir>/ladder/ladder.json``, and jobs without one yet are left
+out with a warning). Ladders with other anchors are refused (their Elo would not be on one
+scale), as are directories without a ``ladder.json``.
+
+**Across seeds** (:func:`arm_stats`). Each arm's Elo is the mean of its seeds' ladder Elos
+(``elo``: pooled with the rungs' calibration where it applies, ``arena.ladder``) with their
+sample standard deviation; each arm after the first (the reference) gets the difference of
+means to the reference with a 95% Welch t interval over seeds (the seeds' spread, not the
+ladders' own intervals: it is the seed-to-seed variation that decides whether an arm is better)
+and a verdict: ``better`` when the interval lies above 0, ``worse`` below, else no difference
+larger than the interval shows. One seed in either arm gives no interval over seeds, and says so.
+An unrated ladder (no Elo) is left out of its arm's statistics, with a note.
+
+**The plot** (:func:`plot_ladders`): arms are rows; on the left each arm's score against every
+opponent over all its ladders' games (a point with its 95% interval, one colour per opponent), on
+the right its Elo relative to the common anchor: with one ladder its Elo with the ladder's
+interval, with several each seed as a small circle and the mean as a square with the 95% t
+interval of the mean, the difference to the reference written under it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,31 +38,182 @@ from typing import TYPE_CHECKING, Any
 from players.registry import short_name, short_names
 
 from .ladder import LADDER_FILE
+from .ratings import PRIOR_DRAWS, PairingStats, pairing_stats
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+SWEEP_FILE = "sweep.json"
+LEVEL = 0.95
+BETTER, WORSE, NO_DIFFERENCE = "better", "worse", "no difference larger than the interval shows"
+FEW_SEEDS = "needs at least 2 seeds an arm"
+REFERENCE = "reference"
 
+
+# ----- Student's t ------------------------------------------------------------------------------
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def beta_inc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function ``I_x(a, b)``."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _beta_fraction(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """Student's t distribution function with ``df`` (> 0, not necessarily whole) degrees of freedom."""
+    tail = 0.5 * beta_inc(0.5 * df, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom, by bisection on :func:`t_cdf`.
+
+    Raises:
+        ValueError: ``p`` outside (0, 1) or ``df <= 0``.
+    """
+    if not 0.0 < p < 1.0 or not df > 0:
+        raise ValueError(f"t quantile needs 0 < p < 1 and df > 0 (got {p}, {df})")
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-12 * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def welch_interval(reference: Sequence[float], other: Sequence[float],
+                   level: float = LEVEL) -> tuple[float, float, float]:
+    """``mean(other) - mean(reference)`` and its Welch t interval (at least 2 values each)."""
+    n_a, n_b = len(reference), len(other)
+    va, vb = statistics.variance(reference) / n_a, statistics.variance(other) / n_b
+    diff = statistics.fmean(other) - statistics.fmean(reference)
+    se2 = va + vb
+    if se2 == 0.0:
+        return diff, diff, diff
+    df = se2 * se2 / (va * va / (n_a - 1) + vb * vb / (n_b - 1))
+    half = t_quantile(0.5 + 0.5 * level, df) * math.sqrt(se2)
+    return diff, diff - half, diff + half
+
+
+def mean_interval(values: Sequence[float], level: float = LEVEL) -> tuple[float, float, float]:
+    """The mean of ``values`` (at least 2) and its t interval."""
+    mean = statistics.fmean(values)
+    half = t_quantile(0.5 + 0.5 * level, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+# ----- ladders and arms -------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Arm:
-    """One ladder: its label, Elo vs the anchor with interval (NaN: unrated), scores by opponent."""
+class Ladder:
+    """One ``ladder.json``: Elo vs the anchor with interval (NaN: unrated), scores by opponent."""
 
-    label: str
+    path: str
+    player: str
     elo: float
     lo: float
     hi: float
     games: int
+    complete: bool
+    rating: str
+    prior_draws: float
     scores: dict[str, dict[str, Any]]
 
 
 @dataclass
+class Arm:
+    """The ladders of one arm (its seeds)."""
+
+    label: str
+    ladders: list[Ladder] = field(default_factory=list)
+
+    @property
+    def elos(self) -> list[float]:
+        """The rated ladders' Elos."""
+        return [lad.elo for lad in self.ladders if math.isfinite(lad.elo)]
+
+    def scores(self, opponent: str) -> PairingStats | None:
+        """The arm's results against ``opponent`` over all its ladders; None without a game."""
+        counts = [0, 0, 0]
+        for lad in self.ladders:
+            s = lad.scores.get(opponent) or {}
+            for k, key in enumerate(("wins", "draws", "losses")):
+                counts[k] += int(s.get(key) or 0)
+        if not sum(counts):
+            return None
+        return pairing_stats(*counts, prior_draws=self.ladders[0].prior_draws)
+
+
+@dataclass(frozen=True)
+class ArmStats:
+    """An arm's Elo over seeds and, after the first arm, its difference to the first (module docstring)."""
+
+    label: str
+    seeds: int
+    elo_mean: float | None
+    elo_sd: float | None
+    elos: list[float]
+    diff: float | None = None
+    diff_lo: float | None = None
+    diff_hi: float | None = None
+    verdict: str = REFERENCE
+
+    def to_json(self) -> dict[str, Any]:
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 2)
+
+        return {"label": self.label, "seeds": self.seeds, "elo_mean": r(self.elo_mean),
+                "elo_sd": r(self.elo_sd), "elos": [r(e) for e in self.elos], "diff": r(self.diff),
+                "diff_lo": r(self.diff_lo), "diff_hi": r(self.diff_hi), "verdict": self.verdict}
+
+    def line(self, reference: str, width: int) -> str:
+        """One row of :func:`format_table`."""
+        mean = f"{self.elo_mean:+.0f}" if self.elo_mean is not None else "-"
+        sd = f"{self.elo_sd:.0f}" if self.elo_sd is not None else "-"
+        if self.verdict == REFERENCE:
+            diff = f"(reference: {reference})"
+        elif self.diff_lo is None:
+            diff = f"{self.diff:+.0f}" if self.diff is not None else "-"
+        else:
+            diff = f"{self.diff:+.0f} [{self.diff_lo:+.0f}, {self.diff_hi:+.0f}]"
+        verdict = "" if self.verdict == REFERENCE else self.verdict
+        return f"{self.label:<{width}}  {self.seeds:>5}  {mean:>8}  {sd:>5}  {diff:<22}  {verdict}".rstrip()
+
+
+@dataclass
 class CompareData:
-    """What :func:`plot_ladders` draws."""
+    """What :func:`plot_ladders` draws and ``compare`` prints."""
 
     anchor: str
     arms: list[Arm] = field(default_factory=list)
     opponents: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stats: list[ArmStats] = field(default_factory=list)
 
 
 def _number(x: Any, default: float = math.nan) -> float:
@@ -72,8 +241,59 @@ def read_ladder(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def compare_data(dirs: list[str | Path], labels: list[str] | None = None) -> CompareData:
-    """The arms of ``dirs`` (module docstring).
+def _ladder(path: str | Path, data: dict[str, Any]) -> Ladder:
+    """A ``ladder.json``'s numbers; fields an older ladder lacks take their old meaning."""
+    return Ladder(str(path), str(data.get("player", path)), _number(data.get("elo")), _number(data.get("lo")),
+                  _number(data.get("hi")), int(data.get("games") or 0), bool(data.get("complete", True)),
+                  str(data.get("rating") or "anchor"), _number(data.get("prior_draws"), PRIOR_DRAWS),
+                  data["scores"])
+
+
+@dataclass(frozen=True)
+class SweepLadders:
+    """A sweep's ladders: ``dirs`` with their ``arms`` (arms in ``order``, then jobs in order),
+    every arm of the sweep in ``order``, and one text per job without a ``ladder.json`` yet."""
+
+    dirs: list[Path]
+    arms: list[str]
+    order: list[str]
+    skipped: list[str]
+
+
+def sweep_ladders(sweep_dir: str | Path) -> SweepLadders:
+    """The ladders of a sweep's jobs (module docstring); run directories that are relative are
+    relative to ``sweep_dir``.
+
+    Raises:
+        ValueError: no readable ``sweep.json`` with jobs, or no job with a ladder.
+    """
+    sweep_dir = Path(sweep_dir)
+    file = sweep_dir / SWEEP_FILE
+    try:
+        data = json.loads(file.read_text())
+        jobs = [(str(j["arm"]), Path(j["run_dir"]), j) for j in data["jobs"]]
+        order = list(dict.fromkeys(str(a) for a in data.get("arms") or []))
+    except FileNotFoundError:
+        raise ValueError(f"{sweep_dir}: no {SWEEP_FILE}") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{file}: not a sweep's jobs ({type(e).__name__}: {e})") from None
+    order += [arm for arm, _, _ in jobs if arm not in order]
+    found: list[tuple[int, Path, str]] = []
+    skipped = []
+    for arm, run_dir, job in jobs:
+        ladder = (run_dir if run_dir.is_absolute() else sweep_dir / run_dir) / "ladder"
+        if (ladder / LADDER_FILE).is_file():
+            found.append((order.index(arm), ladder, arm))
+        else:
+            skipped.append(f"job {job.get('job', '?')} ({arm}, seed {job.get('seed', '?')})")
+    if not found:
+        raise ValueError(f"{sweep_dir}: no job of the sweep has a {LADDER_FILE} yet")
+    found.sort(key=lambda f: f[0])
+    return SweepLadders([f[1] for f in found], [f[2] for f in found], order, skipped)
+
+
+def compare_data(dirs: Sequence[str | Path], labels: Sequence[str] | None = None) -> CompareData:
+    """The arms of ``dirs`` (module docstring) with their statistics over seeds.
 
     Raises:
         ValueError: no directories, a count of labels that is not the count of directories, a
@@ -82,77 +302,101 @@ def compare_data(dirs: list[str | Path], labels: list[str] | None = None) -> Com
     if not dirs:
         raise ValueError("no ladder directories given")
     if labels is not None and len(labels) != len(dirs):
-        raise ValueError(f"{len(labels)} labels for {len(dirs)} ladders: give one label per ladder")
-    ladders = [read_ladder(d) for d in dirs]
-    anchors = {lad["anchor"] for lad in ladders}
+        raise ValueError(f"{len(labels)} labels for {len(dirs)} ladders: give one label per ladder "
+                         "(the same label for the seeds of one arm)")
+    raw = [read_ladder(d) for d in dirs]
+    anchors = {lad["anchor"] for lad in raw}
     if len(anchors) > 1:
         raise ValueError(f"ladders with different anchors ({', '.join(sorted(map(str, anchors)))}) "
                          "are not on one Elo scale")
-    data = CompareData(anchor=ladders[0]["anchor"])
+    ladders = [_ladder(d, lad) for d, lad in zip(dirs, raw, strict=True)]
     if labels is None:  # the players' names, told apart (an ablation's arms are all final.pt)
-        labels = short_names([str(lad.get("player", d)) for lad, d in zip(ladders, dirs, strict=True)])
-    for k, lad in enumerate(ladders):
-        label = labels[k]
-        arm = Arm(label, _number(lad.get("elo")), _number(lad.get("lo")), _number(lad.get("hi")),
-                  int(lad.get("games") or 0), lad["scores"])
-        data.arms.append(arm)
-        if not math.isfinite(arm.elo):
-            data.notes.append(f"{label}: unrated (no Elo relative to {short_name(data.anchor)})")
-        elif not lad.get("complete", True):
-            data.notes.append(f"{label}: ladder not finished ({arm.games} games)")
-        for opponent in lad["scores"]:
+        labels = short_names([lad.player for lad in ladders])
+    data = CompareData(anchor=raw[0]["anchor"])
+    arms: dict[str, Arm] = {}
+    for label, lad in zip(labels, ladders, strict=True):
+        arms.setdefault(label, Arm(label)).ladders.append(lad)
+        for opponent in lad.scores:
             if opponent not in data.opponents:
                 data.opponents.append(opponent)
+    data.arms = list(arms.values())
+    for arm in data.arms:
+        data.notes += _arm_notes(arm, data.anchor)
+    if len({lad.rating for lad in ladders}) > 1:
+        alone = sorted({arm.label for arm in data.arms for lad in arm.ladders if lad.rating != "pooled"})
+        data.notes.append(f"Elo from the games against the anchor alone (not pooled) in {', '.join(alone)}")
+    data.stats = arm_stats(data.arms)
     return data
 
 
-def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
-                  title: str | None = None) -> Figure:
+def _arm_notes(arm: Arm, anchor: str) -> list[str]:
+    """What a reader must know of an arm's ladders: unrated or unfinished ones."""
+    notes = []
+    unrated = [lad for lad in arm.ladders if not math.isfinite(lad.elo)]
+    if unrated:
+        which = "" if len(arm.ladders) == 1 else f" {len(unrated)} of {len(arm.ladders)} ladders, left out"
+        notes.append(f"{arm.label}: unrated{which} (no Elo relative to {short_name(anchor)})")
+    unfinished = [lad for lad in arm.ladders if not lad.complete and math.isfinite(lad.elo)]
+    if unfinished:
+        games = ", ".join(str(lad.games) for lad in unfinished)
+        notes.append(f"{arm.label}: {len(unfinished)} ladder{'s' * (len(unfinished) > 1)} not finished "
+                     f"({games} games)")
+    return notes
+
+
+def arm_stats(arms: Sequence[Arm], level: float = LEVEL) -> list[ArmStats]:
+    """Each arm's Elo over its seeds and its difference to the first arm (module docstring)."""
+    out = []
+    reference = arms[0].elos if arms else []
+    for k, arm in enumerate(arms):
+        elos = arm.elos
+        mean = statistics.fmean(elos) if elos else None
+        sd = statistics.stdev(elos) if len(elos) > 1 else None
+        st = ArmStats(arm.label, len(elos), mean, sd, elos)
+        if k > 0:
+            diff = mean - statistics.fmean(reference) if elos and reference else None
+            if len(elos) > 1 and len(reference) > 1:
+                diff, lo, hi = welch_interval(reference, elos, level)
+                verdict = BETTER if lo > 0 else WORSE if hi < 0 else NO_DIFFERENCE
+                st = ArmStats(arm.label, len(elos), mean, sd, elos, diff, lo, hi, verdict)
+            else:
+                st = ArmStats(arm.label, len(elos), mean, sd, elos, diff, verdict=FEW_SEEDS)
+        out.append(st)
+    return out
+
+
+def format_table(data: CompareData) -> str:
+    """One line per arm: seeds, mean Elo, sd, the difference to the reference with its interval, verdict."""
+    width = max(4, *(len(s.label) for s in data.stats))
+    ref = data.stats[0].label
+    head = (f"{'arm':<{width}}  {'seeds':>5}  {'Elo mean':>8}  {'sd':>5}  {'diff [95%]':<22}  verdict"
+            f"   (Elo vs {data.anchor}; diff: mean minus {ref}'s, Welch t over seeds)")
+    return "\n".join([head, *(s.line(ref, width) for s in data.stats)])
+
+
+# ----- the plot ---------------------------------------------------------------------------------
+def ladder_figure(dirs: Sequence[str | Path], labels: Sequence[str] | None = None,
+                  title: str | None = None, data: CompareData | None = None) -> Figure:
     """The figure :func:`plot_ladders` saves (no pyplot: an Agg canvas, no window).
 
     Raises:
         ValueError: see :func:`compare_data`.
     """
-    import matplotlib
     from matplotlib.figure import Figure
 
-    data = compare_data(dirs, labels)
+    data = data or compare_data(dirs, labels)
     n = len(data.arms)
-    height = 1.6 + 0.7 * n  # inches
+    seeded = any(len(arm.ladders) > 1 for arm in data.arms)
+    height = 1.6 + (1.0 if seeded else 0.7) * n  # inches
     fig = Figure(figsize=(12, height), dpi=120)
     left, right = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 2]})
-    colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     rows = list(range(n))[::-1]  # the first arm on top
-    width = 0.6 / max(1, len(data.opponents))
-    for j, opponent in enumerate(data.opponents):
-        offset = 0.3 - (j + 0.5) * width
-        xs, ys, err = [], [], [[], []]
-        for row, arm in zip(rows, data.arms, strict=True):
-            s = arm.scores.get(opponent)
-            if not s or s.get("score") is None:
-                continue
-            score = 100 * s["score"]
-            xs.append(score)
-            ys.append(row + offset)
-            err[0].append(score - 100 * _number(s.get("score_lo"), s["score"]))
-            err[1].append(100 * _number(s.get("score_hi"), s["score"]) - score)
-        left.errorbar(xs, ys, xerr=err, fmt="o", capsize=2, markersize=4, color=colours[j % len(colours)],
-                      label=f"vs {short_name(opponent)}")
-    left.axvline(50, color="grey", linewidth=0.8, linestyle=":")
-    left.set_xlim(-1, 101)
-    left.set_xlabel("score against each opponent, % (95% interval)", fontsize=10)
-    left.set_yticks(rows)
-    left.set_yticklabels([arm.label for arm in data.arms], fontsize=10)
-    for row, arm in zip(rows, data.arms, strict=True):
-        if not math.isfinite(arm.elo):
-            continue
-        lo = arm.elo - arm.lo if math.isfinite(arm.lo) else 0.0
-        hi = arm.hi - arm.elo if math.isfinite(arm.hi) else 0.0
-        right.errorbar([arm.elo], [row], xerr=[[lo], [hi]], fmt="s", capsize=3, color="black")
-        right.annotate(f"{arm.elo:+.0f} [{arm.lo:+.0f}, {arm.hi:+.0f}]", (arm.elo, row),
-                       textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    _draw_scores(left, data, rows)
+    for row, arm, st in zip(rows, data.arms, data.stats, strict=True):
+        _draw_elo(right, row, arm, st)
     right.axvline(0, color="grey", linewidth=0.8, linestyle=":")
-    right.set_xlabel(f"Elo, {short_name(data.anchor)} = 0 (95% interval)", fontsize=10)
+    what = "mean over seeds, 95% t interval" if seeded else "95% interval"
+    right.set_xlabel(f"Elo, {short_name(data.anchor)} = 0 ({what})", fontsize=10)
     for ax in (left, right):
         ax.grid(True, axis="x", alpha=0.3)
         ax.set_ylim(-0.6, n - 0.4)
@@ -168,14 +412,69 @@ def ladder_figure(dirs: list[str | Path], labels: list[str] | None = None,
     return fig
 
 
-def plot_ladders(dirs: list[str | Path], out: str | Path = "ladders.png", labels: list[str] | None = None,
-                 title: str | None = None) -> Path:
-    """Draw the ladders of ``dirs`` side by side (module docstring) as a PNG at ``out``.
+def _draw_scores(ax: Any, data: CompareData, rows: list[int]) -> None:
+    """Each arm's score against every opponent over its ladders, one colour per opponent."""
+    import matplotlib
+
+    colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    width = 0.6 / max(1, len(data.opponents))
+    for j, opponent in enumerate(data.opponents):
+        offset = 0.3 - (j + 0.5) * width
+        xs, ys, err = [], [], [[], []]
+        for row, arm in zip(rows, data.arms, strict=True):
+            st = arm.scores(opponent)
+            if st is None:
+                continue
+            xs.append(100 * st.score)
+            ys.append(row + offset)
+            err[0].append(100 * (st.score - st.score_lo))
+            err[1].append(100 * (st.score_hi - st.score))
+        ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=2, markersize=4, color=colours[j % len(colours)],
+                    label=f"vs {short_name(opponent)}")
+    ax.axvline(50, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlim(-1, 101)
+    ax.set_xlabel("score against each opponent over the arm's ladders, % (95% interval)", fontsize=10)
+    ax.set_yticks(rows)
+    ax.set_yticklabels([arm.label if len(arm.ladders) == 1 else f"{arm.label}\n{len(arm.elos)} seeds"
+                        for arm in data.arms], fontsize=10)
+
+
+def _draw_elo(ax: Any, row: int, arm: Arm, st: ArmStats) -> None:
+    """One arm's Elo: the ladder's with its interval, or the seeds and their mean with its t interval."""
+    elos = arm.elos
+    if not elos:
+        return
+    if len(arm.ladders) == 1:
+        lad = arm.ladders[0]
+        elo, lo, hi = lad.elo, lad.lo, lad.hi
+        text = f"{elo:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+    elif len(elos) == 1:
+        elo = lo = hi = elos[0]
+        text = f"{elo:+.0f} (1 seed)"
+    else:
+        elo, lo, hi = mean_interval(elos)
+        text = f"{elo:+.0f} [{lo:+.0f}, {hi:+.0f}] mean of {len(elos)}"
+    if len(arm.ladders) > 1:
+        ax.plot(elos, [row - 0.18] * len(elos), "o", markersize=4, markerfacecolor="none", color="tab:blue")
+    below = math.isfinite(lo) and lo < elo
+    above = math.isfinite(hi) and hi > elo
+    ax.errorbar([elo], [row], xerr=[[elo - lo if below else 0.0], [hi - elo if above else 0.0]], fmt="s",
+                capsize=3, color="black")
+    ax.annotate(text, (elo, row), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    if st.verdict not in (REFERENCE, FEW_SEEDS):
+        ax.annotate(f"diff {st.diff:+.0f} [{st.diff_lo:+.0f}, {st.diff_hi:+.0f}]: {st.verdict}", (elo, row),
+                    textcoords="offset points", xytext=(0, -22), ha="center", fontsize=7.5, color="dimgray")
+
+
+def plot_ladders(dirs: Sequence[str | Path], out: str | Path = "ladders.png",
+                 labels: Sequence[str] | None = None, title: str | None = None,
+                 data: CompareData | None = None) -> Path:
+    """Draw the arms of ``dirs`` side by side (module docstring) as a PNG at ``out``.
 
     Raises:
         ValueError: see :func:`compare_data`.
     """
-    fig = ladder_figure(dirs, labels, title)
+    fig = ladder_figure(dirs, labels, title, data)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, format="png", bbox_inches="tight")

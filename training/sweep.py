@@ -10,8 +10,8 @@ core by default). This module is what the sweep adds around Hydra:
   each job in the subdirectory named by its overrides (``hydra.job.override_dirname``:
   ``experiment=cpu+search=gumbel+seed=2+...``), which is the job's ``run_dir``: rerunning the
   same sweep command resumes every job where it stopped (a finished job only re-reads its results).
-- **One core a job.** A job takes the first free core of the machine (a lock file a core in
-  ``<sweep dir>/.cores``, held for the job's life and released by the kernel if the job dies),
+- **One core a job.** A job takes the first free core of the machine (a lock file a core and
+  machine in ``<sweep dir>/.cores``, held for the job's life and released by the kernel if the job dies),
   pins itself and its children there (``os.sched_setaffinity``) and runs one thread of torch
   and numba; with more jobs at once than cores the rest run unpinned, with a warning.
 - **``sweep.json``**, rewritten atomically under a lock as jobs start and end: every job of the
@@ -31,6 +31,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import socket
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -215,7 +216,7 @@ def lease_core(sweep_dir: Path) -> int | None:
     locks = Path(sweep_dir) / ".cores"
     locks.mkdir(parents=True, exist_ok=True)
     for core in sorted(_CORES):
-        f = open(locks / f"cpu{core}.lock", "w")  # noqa: SIM115 (held for the job's life)
+        f = open(locks / f"{socket.gethostname()}-cpu{core}.lock", "w")  # noqa: SIM115 (held for the job's life)
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -14,9 +14,18 @@ import pytest
 from conftest import require_tool
 
 import arena.executor as executor_module
+from arena.calibration import Calibration
 from arena.cli import build_parser, config_from_args, main
 from arena.config import default_out_dir
-from arena.ladder import ANCHOR, anchor_note, ladder_anchor, ladder_config, ladder_opponents, ladder_result
+from arena.ladder import (
+    ANCHOR,
+    OPENINGS,
+    anchor_note,
+    ladder_anchor,
+    ladder_config,
+    ladder_opponents,
+    ladder_result,
+)
 from arena.ladder_card import ladder_section
 from arena.report import build_report, pairing_rows, rating_rows
 from arena.schedule import resolve_openings, schedule
@@ -28,8 +37,19 @@ from helpers import ROOT, match_records
 AZ = "alphazero:ckpt=runs/x/checkpoints/best.pt,sims=64"
 RUNGS = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3",
          "alphabeta:depth=4")
-LINE = re.compile(r"^ladder: (\S+)  Elo vs (\S+): ([+-]\d+) \[([+-]\d+), ([+-]\d+)\] "
-                  r"\((\d+) games, (\d+) vs \2(; .*)?\)$")
+LINE = re.compile(r"^ladder: (?P<player>\S+)  Elo vs (?P<anchor>\S+): "
+                  r"(?P<elo>[+-]\d+) \[([+-]\d+), ([+-]\d+)\](?P<pooled> pooled)? "
+                  r"\((?P<games>\d+) games, (?P<anchor_games>\d+) vs (?P=anchor)"
+                  r"(?P<rungs>, \d+ between the rungs)?(?P<tail>; .*)?\)$")
+
+
+def calibration(rungs, results=None, **conditions) -> Calibration:
+    """A hand-made calibration of ``rungs`` under the ladder's conditions (unless ``conditions``
+    say otherwise); ``results`` maps ``(a, b)`` to ``a``'s W/D/L (default 3-4-3 every pair)."""
+    settings = {"game_type": "Base", "openings": OPENINGS, "ply_cap": DEFAULT_PLY_CAP} | conditions
+    wdl = results or {(a, b): (3, 4, 3) for k, a in enumerate(rungs) for b in rungs[k + 1:]}
+    return Calibration("test_rungs.json", "hand-made", settings["game_type"], settings["openings"],
+                       settings["ply_cap"], 1, 10, tuple(rungs), wdl)
 
 
 def test_the_ladders_opponents_settings_and_anchor():
@@ -76,7 +96,7 @@ def test_a_tiny_ladder_writes_its_results_and_one_line_and_resumes(tmp_path, cap
     lines = capsys.readouterr().out.splitlines()
     summary = lines[-1]
     m = LINE.match(summary)
-    assert m and m.group(1, 2, 6, 7) == ("random", ANCHOR, "4", "2"), summary
+    assert m and m.group("player", "anchor", "games", "anchor_games") == ("random", ANCHOR, "4", "2"), summary
     assert sum(line.startswith("ladder: ") for line in lines) == 1
     assert any(line.endswith("anchor alphabeta:depth=2 = 0") for line in lines)
     assert "warning" not in capsys.readouterr().err  # depth 2 is a rung: rated against it, as promised
@@ -85,7 +105,7 @@ def test_a_tiny_ladder_writes_its_results_and_one_line_and_resumes(tmp_path, cap
     data = json.loads((out / "ladder.json").read_text())
     assert data["summary"] == summary and data["player"] == "random" and data["anchor"] == ANCHOR
     assert data["games"] == 4 and data["anchor_games"] == 2 and data["complete"]
-    assert data["lo"] <= data["elo"] <= data["hi"] and f"{data['elo']:+.0f}" == m.group(3)
+    assert data["lo"] <= data["elo"] <= data["hi"] and f"{data['elo']:+.0f}" == m.group("elo")
     assert set(data["scores"]) == {"greedy", ANCHOR}
     # what each player spent a move: random reports no search, alphabeta its nodes
     assert set(data["per_move"]) == {"random", "greedy", ANCHOR}
@@ -93,7 +113,7 @@ def test_a_tiny_ladder_writes_its_results_and_one_line_and_resumes(tmp_path, cap
     assert data["per_move"]["random"]["nodes_per_move"] is None
     anchor = data["per_move"][ANCHOR]
     assert anchor["nodes_per_move"] > 0 and anchor["sims_per_move"] is None
-    assert m.group(8).startswith("; per move: random ") and " nodes" in m.group(8)
+    assert m.group("tail").startswith("; per move: random ") and " nodes" in m.group("tail")
     assert all(s["games"] == 2 and s["wins"] + s["draws"] + s["losses"] == 2 for s in data["scores"].values())
     # the ladder's numbers do not depend on the fit's anchor
     config = ladder_config("random", depths=(2,), games_per_pairing=2, ply_cap=20)
@@ -128,7 +148,8 @@ def test_the_ladder_line_and_the_rows_agree_on_a_sweep(tmp_path):
     config = ladder_config("alphabeta:depth=3", depths=(1,), games_per_pairing=4)
     assert config.players == ("alphabeta:depth=3", "random", "greedy", "alphabeta:depth=1")
     report = build_report(config, tmp_path, 1, match_records(*((0, j, 4, 0, 0) for j in (1, 2, 3))), 12)
-    result = ladder_result(report)
+    result = ladder_result(report, calibrations=())  # the games against the anchor alone
+    assert result.rating == "anchor" and result.rating_note == "no calibration of the rungs"
     row = next(r for r in pairing_rows(report) if r["opponent"] == "random")
     rating = next(r for r in rating_rows(report) if r["player"] == "alphabeta:depth=3")
     for r in (row, rating):  # the line, the pairing row and the ratings table: one interval
@@ -138,6 +159,12 @@ def test_the_ladder_line_and_the_rows_agree_on_a_sweep(tmp_path):
     scores = result.to_json()["scores"]["random"]
     assert (scores["score"], scores["score_lo"], scores["elo_lo"]) == (1.0, 0.4901, -6.9)
     assert ladder_section_rows(result)["random"]["elo_95"] == [-6.9, 1230.6]  # the model card: the same
+    # pooled with a calibration, the anchor-only numbers stay those of the rows
+    pooled = ladder_result(report, calibrations=[calibration(config.players[1:])])
+    assert pooled.rating == "pooled" and pooled.anchor_rating == (result.elo, result.lo, result.hi)
+    data = pooled.to_json()
+    assert (data["anchor_elo"], data["anchor_lo"], data["anchor_hi"]) == pytest.approx(
+        (row["elo"], row["elo_lo"], row["elo_hi"]), abs=0.01)
 
 
 def ladder_section_rows(result) -> dict[str, dict]:
@@ -155,18 +182,24 @@ def test_a_ladder_without_depth_2_warns_and_names_its_anchor(tmp_path, capsys):
     captured = capsys.readouterr()
     note = f"{ANCHOR} is not among the rungs (add depth 2 to --depths): the Elo is relative to random"
     assert captured.err.splitlines() == [f"hive-arena ladder: warning: {note}"]
-    assert LINE.match(captured.out.splitlines()[-1]).group(2) == "random"
+    assert LINE.match(captured.out.splitlines()[-1]).group("anchor") == "random"
     assert json.loads((out / "ladder.json").read_text())["anchor_note"] == note
     assert anchor_note(ladder_config("greedy").players) is None
     assert anchor_note(ladder_config(ANCHOR).players) == (
         f"the player is the anchor {ANCHOR}: its Elo vs {ANCHOR} is 0 by definition")
 
 
-def test_a_player_without_games_against_the_anchor_is_unrated(tmp_path):
+def test_a_player_without_games_against_the_anchor_is_unrated_alone_and_rated_pooled(tmp_path):
     config = ladder_config("greedy", depths=(2,), games_per_pairing=2)
-    result = ladder_result(build_report(config, tmp_path, 2, match_records((0, 1, 2, 0, 0)), 4))
+    report = build_report(config, tmp_path, 2, match_records((0, 1, 2, 0, 0)), 4)
+    result = ladder_result(report, calibrations=())
     assert not result.rated and result.to_json()["elo"] is None and result.to_json()["rated"] is False
     assert result.line() == f"ladder: greedy  Elo vs {ANCHOR}: unrated (2 games, 0 vs {ANCHOR})"
+    # the calibration places random relative to the anchor, and so the player beating random
+    pooled = ladder_result(report, calibrations=[calibration(("random", ANCHOR))])
+    assert pooled.rated and pooled.rating == "pooled" and pooled.lo < pooled.elo < pooled.hi
+    assert pooled.pooled_elos["random"] < pooled.elo  # it won both games against random
+    assert math.isnan(pooled.anchor_only[0]) and pooled.to_json()["anchor_elo"] is None
 
 
 def test_the_ladder_line_and_json_give_the_time_and_search_per_move(tmp_path):
@@ -240,3 +273,133 @@ def test_the_ladder_plays_every_game_type(tmp_path, capsys, game_type):
     assert len(records) == 4 and all(r["game_string"].startswith(f"{game_type};") for r in records)
     # a model card's ladder section says how to play it again: the game type and the seed
     assert ladder_section(out)["command"].endswith(f"--game-type {game_type} --seed 5")
+
+
+# ----- the pooled fit ---------------------------------------------------------------------------
+STRENGTH = {"random": 1, "greedy": 2, "alphabeta:depth=1": 4, ANCHOR: 8, "alphabeta:depth=3": 16,
+            "alphabeta:depth=4": 32}
+"""Bradley-Terry odds: ``a`` scores ``o_a / (o_a + o_b)`` against ``b``; Elo = 400 log10(o / 8)."""
+AZ_STRENGTH = 16  # +120.4 Elo
+
+
+def exact(o_a: int, o_b: int, m: int) -> tuple[int, int, int]:
+    """W/D/L of ``a`` against ``b`` whose score is exactly ``o_a / (o_a + o_b)`` (odds powers of 2)."""
+    k = max(o_a, o_b) // min(o_a, o_b)
+    n = (k + 1) * m
+    wins = k * m if o_a > o_b else m
+    return wins, 0, n - wins
+
+
+def exact_ladder(tmp_path, m_ladder: int, m_rungs: int, prior_draws: float = 0.0):
+    """A ladder of AZ and a calibration whose counts follow :data:`STRENGTH` exactly."""
+    config = ladder_config(AZ)
+    records = match_records(*((0, j, *exact(AZ_STRENGTH, STRENGTH[spec], m_ladder))
+                              for j, spec in enumerate(config.players) if j))
+    cal = calibration(RUNGS, {(a, b): exact(STRENGTH[a], STRENGTH[b], m_rungs)
+                              for k, a in enumerate(RUNGS) for b in RUNGS[k + 1:]})
+    report = build_report(config, tmp_path, 4, records, len(records), prior_draws=prior_draws)
+    return report, cal
+
+
+def test_the_pooled_fit_recovers_the_ratings_that_made_the_counts(tmp_path):
+    report, cal = exact_ladder(tmp_path, m_ladder=2, m_rungs=10)
+    result = ladder_result(report, [cal])
+    truth = {spec: 400 * math.log10(o / 8) for spec, o in STRENGTH.items()}
+    assert result.rating == "pooled" and result.calibration == "test_rungs.json"
+    assert result.elo == pytest.approx(400 * math.log10(AZ_STRENGTH / 8), abs=1e-4)  # +120.4
+    assert {k: v for k, v in result.pooled_elos.items() if k != AZ} == pytest.approx(truth, abs=0.01)
+    assert result.calibration_games == sum(sum(c) for c in cal.wdl.values())
+    # the games against the anchor alone say the same (exact counts) with a wider interval: the
+    # other rungs carry information once the calibration places them
+    elo, lo, hi = result.anchor_rating
+    assert elo == pytest.approx(result.elo, abs=1e-4)
+    assert lo < result.lo < result.elo < result.hi < hi
+    assert (result.hi - result.lo) < 0.7 * (hi - lo)
+    data = result.to_json()
+    assert data["rating"] == "pooled" and data["calibration"] == "test_rungs.json"
+    assert (data["anchor_elo"], data["anchor_lo"], data["anchor_hi"]) == pytest.approx((elo, lo, hi),
+                                                                                       abs=0.01)
+    assert data["elo"] == pytest.approx(120.41, abs=0.01) and data["rating_note"] is None
+    interval = f"[{result.lo:+.0f}, {result.hi:+.0f}]"
+    assert result.line() == (f"ladder: {AZ}  Elo vs {ANCHOR}: +120 {interval} pooled ({result.games} games, "
+                             f"6 vs {ANCHOR}, {result.calibration_games} between the rungs)")
+    assert LINE.match(result.line()).group("pooled")
+
+
+def test_the_pooled_fit_with_the_prior_stays_near_the_ratings(tmp_path):
+    report, cal = exact_ladder(tmp_path, m_ladder=10, m_rungs=10, prior_draws=1.0)
+    result = ladder_result(report, [cal])
+    assert result.elo == pytest.approx(120.4, abs=5)  # the virtual draws pull every pairing a little to 50%
+    assert result.lo < 120.4 < result.hi
+
+
+def test_rungs_outside_the_calibration_place_only_themselves(tmp_path):
+    """An extra engine plays only the player: pooled with it or without it, the player's Elo is one."""
+    engine = "uhp:cmd=engine"
+    cal = calibration(RUNGS, {(a, b): exact(STRENGTH[a], STRENGTH[b], 5)
+                              for k, a in enumerate(RUNGS) for b in RUNGS[k + 1:]})
+    results = []
+    for extra in ((), (engine,)):
+        config = ladder_config(AZ, extra=extra)
+        records = match_records(*((0, j, *exact(AZ_STRENGTH, STRENGTH.get(spec, 64), 3))
+                                  for j, spec in enumerate(config.players) if j))
+        results.append(ladder_result(build_report(config, tmp_path, 4, records, len(records)), [cal]))
+    alone, with_engine = results
+    assert with_engine.rating == "pooled" and with_engine.games == alone.games + 5 * 3
+    assert (with_engine.elo, with_engine.lo, with_engine.hi) == pytest.approx((alone.elo, alone.lo, alone.hi),
+                                                                             abs=1e-3)
+    assert engine in with_engine.pooled_elos
+
+
+@pytest.mark.parametrize("case, note", [
+    ("game type", "no calibration of the rungs for game type Base+MLP"),
+    ("equal time", "a time budget changes the rungs' strength: no calibration applies"),
+    ("ply cap", "ply cap 20, not the calibration's 300 (test_rungs.json)"),
+    ("openings", "openings random:2, not the calibration's random:4 (test_rungs.json)"),
+    ("no anchor", f"test_rungs.json does not hold the anchor {ANCHOR}"),
+    ("anchor only", "test_rungs.json holds only the anchor of the ladder's rungs"),
+    ("is the anchor", None),
+])
+def test_without_a_calibration_that_holds_the_elo_rests_on_the_anchor(tmp_path, case, note):
+    settings: dict = {}
+    rungs, player = RUNGS, AZ
+    if case == "game type":
+        settings["game_type"] = "Base+MLP"
+    elif case == "equal time":
+        settings["equal_time"] = 0.5
+    elif case == "ply cap":
+        settings["ply_cap"] = 20
+    elif case == "no anchor":
+        rungs = tuple(r for r in RUNGS if r != ANCHOR)
+    elif case == "anchor only":
+        rungs = ("alphabeta:depth=7", ANCHOR)
+    elif case == "is the anchor":
+        player = ANCHOR
+    config = ladder_config(player, **settings)
+    if case == "openings":
+        config = dataclasses.replace(config, openings="random:2")
+    records = match_records(*((0, j, 3, 2, 1) for j in range(1, len(config.players))))
+    report = build_report(config, tmp_path, 0, records, len(records))
+    result = ladder_result(report, [calibration(rungs)])
+    assert result.rating == "anchor" and result.rating_note == note and result.anchor_only is None
+    anchor_row = ladder_result(report, ()).to_json()
+    data = result.to_json()
+    assert data["rating"] == "anchor" and data["calibration"] is None and data["pooled_elos"] == {}
+    assert (data["elo"], data["lo"], data["hi"]) == (anchor_row["elo"], anchor_row["lo"], anchor_row["hi"])
+    assert (data["anchor_elo"], data["anchor_lo"], data["anchor_hi"]) == (data["elo"], data["lo"], data["hi"])
+    assert "pooled" not in result.line()
+    if case == "is the anchor":
+        assert (result.elo, result.lo, result.hi) == (0.0, 0.0, 0.0)
+
+
+def test_a_ladder_pools_with_the_shipped_calibration(tmp_path, capsys):
+    out = tmp_path / "ladder"
+    assert main(["ladder", "random", "--depths", "2", "--games-per-pairing", "2", "--out", str(out),
+                 "--no-progress"]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    m = LINE.match(summary)
+    assert m and m.group("pooled") and m.group("rungs"), summary
+    data = json.loads((out / "ladder.json").read_text())
+    assert data["rating"] == "pooled" and data["calibration"] == "ladder_rungs.json"
+    assert data["calibration_games"] > 0 and set(data["pooled_elos"]) == {"random", "greedy", ANCHOR}
+    assert data["summary"] == summary and ladder_section(out)["rating"] == "pooled"
