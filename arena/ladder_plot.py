@@ -393,9 +393,9 @@ def ladder_figure(dirs: Sequence[str | Path], labels: Sequence[str] | None = Non
     rows = list(range(n))[::-1]  # the first arm on top
     _draw_scores(left, data, rows)
     for row, arm, st in zip(rows, data.arms, data.stats, strict=True):
-        _draw_elo(right, row, arm, st)
+        _draw_elo(right, row, arm, st, seeded)
     right.axvline(0, color="grey", linewidth=0.8, linestyle=":")
-    what = "mean over seeds, 95% t interval" if seeded else "95% interval"
+    what = "circles: seeds; square: their mean, 95% t interval" if seeded else "95% interval"
     right.set_xlabel(f"Elo, {short_name(data.anchor)} = 0 ({what})", fontsize=10)
     for ax in (left, right):
         ax.grid(True, axis="x", alpha=0.3)
@@ -439,15 +439,16 @@ def _draw_scores(ax: Any, data: CompareData, rows: list[int]) -> None:
                         for arm in data.arms], fontsize=10)
 
 
-def _draw_elo(ax: Any, row: int, arm: Arm, st: ArmStats) -> None:
-    """One arm's Elo: the ladder's with its interval, or the seeds and their mean with its t interval."""
+def _draw_elo(ax: Any, row: int, arm: Arm, st: ArmStats, seeded: bool) -> None:
+    """One arm's Elo: the ladder's with its interval (``one ladder`` among arms of ``seeded``
+    ones), or the seeds and their mean with its t interval."""
     elos = arm.elos
     if not elos:
         return
     if len(arm.ladders) == 1:
         lad = arm.ladders[0]
         elo, lo, hi = lad.elo, lad.lo, lad.hi
-        text = f"{elo:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+        text = f"{elo:+.0f} [{lo:+.0f}, {hi:+.0f}]" + (" one ladder" if seeded else "")
     elif len(elos) == 1:
         elo = lo = hi = elos[0]
         text = f"{elo:+.0f} (1 seed)"
