@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "reference), or one SWEEP_DIR holding sweep.json (each job's ladder in "
                              "RUN_DIR/ladder; jobs without one yet are skipped with a warning). Prints one "
                              "line per arm: seeds, mean Elo and its sd over seeds, the difference to the "
-                             "reference with a 95%% Welch t interval over seeds, and a verdict; draws each "
+                             "reference with a 95% Welch t interval over seeds, and a verdict; draws each "
                              "arm's scores against every opponent and its Elo relative to the common anchor "
                              "(ladders with other anchors are refused).")
     compare.add_argument("dirs", nargs="+", metavar="LADDER_DIR|SWEEP_DIR")
@@ -116,9 +116,12 @@ def _ladder_parser(sub: argparse._SubParsersAction) -> None:
                        f"pairs, openings {ladder.OPENINGS}, ply cap {DEFAULT_PLY_CAP}. Prints the usual "
                        "report and one line: "
                        f"PLAYER's Elo relative to {ladder.ANCHOR} (random, with a warning, when --depths "
-                       "leaves out 2) with its 95% interval and what PLAYER "
-                       "and the anchor spent per move (seconds, simulations or nodes; every player's in "
-                       "ladder.json in the results directory). Rerunning the same command resumes.")
+                       "leaves out 2) with its 95% interval, from one fit over the ladder's games and the "
+                       "rungs' games among themselves (hive-arena calibrate, shipped; the games against the "
+                       "anchor alone where no calibration applies: another game type, equal time...), and "
+                       "what PLAYER and the anchor spent per move (seconds, simulations or nodes; every "
+                       "player's in ladder.json in the results directory). Rerunning the same command "
+                       "resumes.")
     arg = p.add_argument
     arg("player", metavar="PLAYER")
     arg("--extra", nargs="+", action="extend", default=[], metavar="SPEC",

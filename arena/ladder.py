@@ -32,13 +32,15 @@ the anchor by the games against the anchor only. So the ladder's Elo comes from 
 (``arena.ratings.fit_elo``, the ladder's prior) over the ladder's games *pooled* with the
 calibration's (``arena.calibration``: the rungs' round robin among themselves, shipped as
 ``arena/data/ladder_rungs.json``), anchored on the anchor, with that fit's likelihood-ratio
-interval: the games against every rung then count, through the rungs' known distances to the
+interval: the games against every rung then count, through the rungs' measured distances to the
 anchor, and a player far from the anchor is placed by the rungs near it. The player stays a
 player of its own in the fit even when its spec is a rung's (its games are the ladder's).
 Rungs the calibration does not hold (``--extra`` engines) stay in the fit and place only
-themselves. The fit assumes the model holds across rungs (a rung's score against another follows
-from their Elo difference); the calibration's 100 games a pairing make the rungs' distances
-nearly exact, so the interval is close to what the player's own games allow.
+themselves. The rungs' ratings are free in the fit, so the interval (the profile likelihood)
+includes how well the calibration places them. The fit assumes the model holds across rungs (a
+score follows from the Elo difference alone, whoever the two players are); where it does not,
+the pooled Elo is a compromise of the rungs' views, and the anchor-only numbers beside it show
+how far it moved.
 
 When no calibration holds (:meth:`arena.calibration.Calibration.mismatch`: another game type,
 other openings or ply cap, a time budget as in equal-time ladders, a depth or simulations
