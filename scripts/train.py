@@ -4,6 +4,11 @@
     hive-train experiment=cpu                # at most an hour on 2 cores: beats random and greedy
     hive-train experiment=gpu name=run1      # one GPU
     hive-train experiment=cpu model.width=64 seed=3
+    hive-train -m experiment=ablation search=puct,gumbel16 seed=1,2,3   # a sweep: one job a core
+
+Under ``-m`` (a sweep, training.sweep) every job gets its own run directory in
+``sweeps/<name>/`` and a core of its own; the sweep ends with a summary line, and rerunning it
+resumes every job.
 
 Rerunning the same command resumes the run in ``runs/<name>`` (settings that change the
 network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and SIGTERM

@@ -214,11 +214,13 @@ def settings_help(overrides: Sequence[str] = ()) -> str:
     key_w = max(len(k) for k, _, _ in rows)
     value_w = min(16, max(len(v) for _, v, _ in rows))
     indent = " " * (key_w + value_w + 6)
-    lines = ["usage: hive-train [GROUP=OPTION ...] [KEY=VALUE ...]",
+    lines = ["usage: hive-train [-m] [GROUP=OPTION ...] [KEY=VALUE ...]",
              "",
              "AlphaZero-style self-play training (README: Training); rerunning a command resumes its run.",
              "  hive-train experiment=smoke",
              "  hive-train experiment=cpu model.width=64 seed=3 name=wide",
+             "  hive-train -m experiment=ablation search=puct,gumbel16 seed=1,2,3   "
+             "# a sweep: one job a core, sweeps/<name>/",
              "",
              "config groups (GROUP=OPTION; * in use):"]
     for group, options in config_groups().items():

@@ -73,7 +73,7 @@ def test_a_bad_value_or_flag_is_one_line_before_anything_is_created(tmp_path):
 def test_help_lists_every_setting_with_its_value_and_documentation():
     text = check_command_line(["--help", "experiment=smoke"])
     lines = text.splitlines()
-    assert lines[0] == "usage: hive-train [GROUP=OPTION ...] [KEY=VALUE ...]"
+    assert lines[0] == "usage: hive-train [-m] [GROUP=OPTION ...] [KEY=VALUE ...]"
     line = next(line for line in lines if line.lstrip().startswith("train.lr "))
     assert line.split()[:2] == ["train.lr", "0.001"] and line.endswith("peak learning rate (AdamW).")
     steps = next(line for line in lines if line.lstrip().startswith("train.steps "))
