@@ -258,7 +258,7 @@ TOP_KEYS = ("backend, compile, device, env, eval, experiment, inference, model, 
 # one in the default suite (each starts hive-train); tests/training/test_overrides.py checks more in-process
 @pytest.mark.parametrize("override,line", [
     ("experiment=smok", "experiment=smok: experiment has no option 'smok'; did you mean smoke? "
-                        "(choices: cpu, cpu_long, gpu, smoke)"),
+                        "(choices: ablation, cpu, cpu_long, gpu, smoke)"),
     pytest.param("trian.lr=0.1", f"unknown setting trian.lr: did you mean train.lr? (known: {TOP_KEYS})",
                  marks=pytest.mark.slow),
     pytest.param("eval.gamez=3", f"unknown setting eval.gamez: did you mean eval.games? (known: {EVAL_KEYS})",

@@ -26,7 +26,7 @@ from helpers import ROOT
 
 @pytest.mark.parametrize("override,message", [
     ("experiment=smok", "experiment=smok: experiment has no option 'smok'; did you mean smoke? "
-                        "(choices: cpu, cpu_long, gpu, smoke)"),
+                        "(choices: ablation, cpu, cpu_long, gpu, smoke)"),
     ("model=hugh", "model=hugh: model has no option 'hugh' (choices: default, large, small, tiny)"),
     ("+experiment=smok", "experiment=smok: experiment has no option 'smok'"),
     ("trian.lr=0.1", "unknown setting trian.lr: did you mean train.lr? (known: backend, compile, "),
@@ -78,7 +78,7 @@ def test_help_lists_every_setting_with_its_value_and_documentation():
     assert line.split()[:2] == ["train.lr", "0.001"] and line.endswith("peak learning rate (AdamW).")
     steps = next(line for line in lines if line.lstrip().startswith("train.steps "))
     assert steps.split()[1] == "20"  # the smoke preset's value, as this command line sets it
-    assert any(line.split()[:2] == ["experiment", "cpu,"] and "smoke*" in line for line in lines)
+    assert any(line.split()[:2] == ["experiment", "ablation,"] and "smoke*" in line for line in lines)
     for key in setting_keys():  # every setting, documented
         (row,) = [line for line in lines if line.startswith(f"  {key} ")]
         assert len(row.split()) > 2, row
@@ -102,7 +102,8 @@ def test_field_docs_are_read_from_the_dataclass_docstrings():
 
 def test_config_groups_are_the_folders_of_configs():
     groups = config_groups()
-    assert groups["experiment"] == ["cpu", "cpu_long", "gpu", "smoke"] and "tiny" in groups["model"]
+    assert groups["experiment"] == ["ablation", "cpu", "cpu_long", "gpu", "smoke"]
+    assert "tiny" in groups["model"]
 
 
 @pytest.mark.slow
