@@ -427,8 +427,8 @@ def _draw_scores(ax: Any, data: CompareData, rows: list[int]) -> None:
                 continue
             xs.append(100 * st.score)
             ys.append(row + offset)
-            err[0].append(100 * (st.score - st.score_lo))
-            err[1].append(100 * (st.score_hi - st.score))
+            err[0].append(100 * max(0.0, st.score - st.score_lo))  # a 100% score: bounds round past it
+            err[1].append(100 * max(0.0, st.score_hi - st.score))
         ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=2, markersize=4, color=colours[j % len(colours)],
                     label=f"vs {short_name(opponent)}")
     ax.axvline(50, color="grey", linewidth=0.8, linestyle=":")

@@ -315,3 +315,12 @@ def test_bad_compare_inputs_are_one_line_and_exit_2(tmp_path, capsys, case, mess
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("hive-arena: error: ") and message in err[0], err
     assert not out.exists() and not (tmp_path / "never.json").exists()
+
+
+def test_arms_that_won_every_game_against_a_rung_still_plot(tmp_path):
+    """An arm's summed score of 100% (every seed won every game against random): the interval's
+    bounds, computed in floating point, may fall a hair inside the score; the bars stay drawn."""
+    dirs = [ladder_dir(tmp_path, f"s{k}", f"alphazero:ckpt=runs/s{k}/final.pt", 400.0 + 50 * k,
+                       {"random": score(40, 0, 0), ANCHOR: score(35, 5, 0)}) for k in range(3)]
+    fig = ladder_figure(dirs, ["all wins"] * 3)
+    assert fig.axes[0].get_yticklabels()[0].get_text() == "all wins\n3 seeds"
