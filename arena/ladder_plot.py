@@ -395,7 +395,7 @@ def ladder_figure(dirs: Sequence[str | Path], labels: Sequence[str] | None = Non
     for row, arm, st in zip(rows, data.arms, data.stats, strict=True):
         _draw_elo(right, row, arm, st, seeded)
     right.axvline(0, color="grey", linewidth=0.8, linestyle=":")
-    what = "circles: seeds; square: their mean, 95% t interval" if seeded else "95% interval"
+    what = "circles: seeds; square: their mean,\n95% t interval" if seeded else "95% interval"
     right.set_xlabel(f"Elo, {short_name(data.anchor)} = 0 ({what})", fontsize=10)
     for ax in (left, right):
         ax.grid(True, axis="x", alpha=0.3)
@@ -433,7 +433,7 @@ def _draw_scores(ax: Any, data: CompareData, rows: list[int]) -> None:
                     label=f"vs {short_name(opponent)}")
     ax.axvline(50, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlim(-1, 101)
-    ax.set_xlabel("score against each opponent over the arm's ladders, % (95% interval)", fontsize=10)
+    ax.set_xlabel("score against each opponent over the arm's ladders,\n% (95% interval)", fontsize=10)
     ax.set_yticks(rows)
     ax.set_yticklabels([arm.label if len(arm.ladders) == 1 else f"{arm.label}\n{len(arm.elos)} seeds"
                         for arm in data.arms], fontsize=10)
