@@ -10,8 +10,10 @@
 - ``ratings``: one rating model for every score, Elo and likelihood-ratio interval; rated players
 - ``sprt``: the sequential probability ratio test of two players
 - ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2
-  (vs random, with a warning, when depth 2 is not a rung)
+  (vs random, with a warning, when depth 2 is not a rung), one fit pooled with the rungs' calibration
+- ``calibration``: the rungs' round robin among themselves, shipped as ``data/ladder_rungs.json``
 - ``ladder_card``: a ladder's results as a section of a shipped network's model card
+- ``ladder_plot``: ladders side by side, and arms over seeds (mean, spread, Welch intervals, verdict)
 - ``openings``: random or file openings, each played with colours swapped
 - ``tactics_suite``: exact tactics from game records, and how many of them players solve
 - ``plot``: Elo over checkpoints, with the games behind each rating; unrated players left out
