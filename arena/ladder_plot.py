@@ -9,13 +9,14 @@ directory; a job's ladder is ``<run_dir>/ladder/ladder.json``, and jobs without 
 out with a warning). Ladders with other anchors are refused (their Elo would not be on one
 scale), as are directories without a ``ladder.json``.
 
-**Across seeds** (:func:`arm_stats`). Each arm's Elo is the mean of its seeds' ladder Elos
-(``elo``: pooled with the rungs' calibration where it applies, ``arena.ladder``) with their
-sample standard deviation; each arm after the first (the reference) gets the difference of
-means to the reference with a 95% Welch t interval over seeds (the seeds' spread, not the
-ladders' own intervals: it is the seed-to-seed variation that decides whether an arm is better)
-and a verdict: ``better`` when the interval lies above 0, ``worse`` below, else no difference
-larger than the interval shows. One seed in either arm gives no interval over seeds, and says so.
+**Across seeds** (:func:`arm_stats`, the statistics in ``arena.seeds``). Each arm's Elo is the
+mean of its seeds' ladder Elos (``elo``: pooled with the rungs' calibration where it applies,
+``arena.ladder``) with their sample standard deviation; each arm after the first (the
+reference) gets the difference of means to the reference with a 95% Welch t interval over
+seeds (the seeds' spread, not the ladders' own intervals: it is the seed-to-seed variation that
+decides whether an arm is better) and a verdict: ``better`` when the interval lies above 0,
+``worse`` below, else no difference larger than the interval shows. One seed in either arm
+gives no interval over seeds, and says so.
 An unrated ladder (no Elo) is left out of its arm's statistics, with a note.
 
 **The plot** (:func:`plot_ladders`): arms are rows; on the left each arm's score against every
@@ -39,93 +40,15 @@ from players.registry import short_name, short_names
 
 from .ladder import LADDER_FILE
 from .ratings import PRIOR_DRAWS, PairingStats, pairing_stats
+from .seeds import LEVEL, mean_interval, welch_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 SWEEP_FILE = "sweep.json"
-LEVEL = 0.95
 BETTER, WORSE, NO_DIFFERENCE = "better", "worse", "no difference larger than the interval shows"
 FEW_SEEDS = "needs at least 2 seeds an arm"
 REFERENCE = "reference"
-
-
-# ----- Student's t ------------------------------------------------------------------------------
-def _beta_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def beta_inc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function ``I_x(a, b)``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _beta_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1.0 - x) / b
-
-
-def t_cdf(t: float, df: float) -> float:
-    """Student's t distribution function with ``df`` (> 0, not necessarily whole) degrees of freedom."""
-    tail = 0.5 * beta_inc(0.5 * df, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom, by bisection on :func:`t_cdf`.
-
-    Raises:
-        ValueError: ``p`` outside (0, 1) or ``df <= 0``.
-    """
-    if not 0.0 < p < 1.0 or not df > 0:
-        raise ValueError(f"t quantile needs 0 < p < 1 and df > 0 (got {p}, {df})")
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        lo, hi = hi, 2.0 * hi
-    while hi - lo > 1e-12 * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def welch_interval(reference: Sequence[float], other: Sequence[float],
-                   level: float = LEVEL) -> tuple[float, float, float]:
-    """``mean(other) - mean(reference)`` and its Welch t interval (at least 2 values each)."""
-    n_a, n_b = len(reference), len(other)
-    va, vb = statistics.variance(reference) / n_a, statistics.variance(other) / n_b
-    diff = statistics.fmean(other) - statistics.fmean(reference)
-    se2 = va + vb
-    if se2 == 0.0:
-        return diff, diff, diff
-    df = se2 * se2 / (va * va / (n_a - 1) + vb * vb / (n_b - 1))
-    half = t_quantile(0.5 + 0.5 * level, df) * math.sqrt(se2)
-    return diff, diff - half, diff + half
-
-
-def mean_interval(values: Sequence[float], level: float = LEVEL) -> tuple[float, float, float]:
-    """The mean of ``values`` (at least 2) and its t interval."""
-    mean = statistics.fmean(values)
-    half = t_quantile(0.5 + 0.5 * level, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
-    return mean, mean - half, mean + half
 
 
 # ----- ladders and arms -------------------------------------------------------------------------
