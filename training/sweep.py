@@ -16,9 +16,9 @@ core by default). This module is what the sweep adds around Hydra:
   and numba; with more jobs at once than cores the rest run unpinned, with a warning.
 - **``sweep.json``**, rewritten atomically under a lock as jobs start and end: every job of the
   sweep (``job``, ``overrides``, ``arm``, ``seed``, ``run_dir`` relative to the sweep directory,
-  ``status``: planned, running, done or failed, ``error``) and the ``arms``: each job's overrides
-  without ``seed``, less those every job shares (a sweep over seeds alone has one arm, named by
-  all its overrides). ``hive-arena compare SWEEP_DIR`` reads it (each run's
+  ``status``: planned, running, done or failed, ``error``, ``pid`` while running) and the
+  ``arms``: each job's overrides without ``seed``, less those every job shares (a sweep over
+  seeds alone has one arm, named by all its overrides). ``hive-arena compare SWEEP_DIR`` reads it (each run's
   ``ladder/ladder.json``: ``eval.final_ladder``).
 
 A job's failure (a bad setting, a crafted checkpoint, an interrupt) is one line on stderr and
@@ -162,6 +162,7 @@ def set_status(sweep_dir: Path, overrides: Sequence[str], status: str, error: st
                 j["arm"] = label
             data["arms"] = list(dict.fromkeys(j["arm"] for j in jobs))
         entry["status"], entry["error"] = status, error
+        entry["pid"] = os.getpid() if status == "running" else None
         if run_dir is not None:
             entry["run_dir"] = run_dir
         _write(sweep_dir, data)
