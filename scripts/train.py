@@ -166,8 +166,8 @@ def sweep_job(cfg: DictConfig, log) -> None:
         cfg.run_dir = str(out)
     core = sweep.lease_core(sweep_dir)
     limit_threads(1)
-    sweep.set_status(sweep_dir, task, "running", run_dir=os.path.relpath(out, sweep_dir))
-    log(f"sweep job {hc.job.num}: {' '.join(task)}; "
+    number = sweep.set_status(sweep_dir, task, "running", run_dir=os.path.relpath(out, sweep_dir))
+    log(f"sweep job {number}: {' '.join(task)}; "
         + (f"pinned to core {core}" if core is not None else "warning: more jobs than cores, not pinned"))
     error = None
     try:

@@ -145,9 +145,10 @@ def start_sweep(sweep_dir: Path, overrides: Sequence[str], command: str = "") ->
 
 
 def set_status(sweep_dir: Path, overrides: Sequence[str], status: str, error: str | None = None,
-               run_dir: str | None = None) -> None:
+               run_dir: str | None = None) -> int:
     """Record a job's ``status`` (and ``error``, and its real ``run_dir`` relative to the sweep
-    directory) in ``sweep.json``; a job the file does not list is added."""
+    directory) in ``sweep.json``; a job the file does not list is added. Returns the job's
+    number in the study (``job``: over every sweep of the directory, not Hydra's per command)."""
     assert status in STATUSES
     sweep_dir = Path(sweep_dir)
     with _locked(sweep_dir):
@@ -166,6 +167,7 @@ def set_status(sweep_dir: Path, overrides: Sequence[str], status: str, error: st
         if run_dir is not None:
             entry["run_dir"] = run_dir
         _write(sweep_dir, data)
+    return int(entry["job"])
 
 
 def summary(sweep_dir: Path) -> tuple[str, bool]:

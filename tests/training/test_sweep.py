@@ -29,18 +29,19 @@ def test_a_command_expands_into_hydras_jobs_and_their_arms():
 def test_a_second_sweep_in_the_directory_adds_its_jobs_and_keeps_the_statuses(tmp_path):
     first = start_sweep(tmp_path, ["experiment=smoke", "search=puct,gumbel16", "seed=1,2"])
     assert [j["status"] for j in first["jobs"]] == ["planned"] * 4
-    set_status(tmp_path, ["experiment=smoke", "search=puct", "seed=1"], "done")
+    assert set_status(tmp_path, ["experiment=smoke", "search=puct", "seed=1"], "done") == 0
     set_status(tmp_path, ["experiment=smoke", "search=gumbel16", "seed=2"], "failed", "error: boom")
     data = start_sweep(tmp_path, ["experiment=smoke", "selfplay.proven_targets=true", "seed=1,2"])
+    proven = ["experiment=smoke", "selfplay.proven_targets=True", "seed=2"]
+    assert set_status(tmp_path, proven, "running") == 5  # its number in the study, not in its command
     assert data["arms"] == ["search=puct", "search=gumbel16", "selfplay.proven_targets=True"]
     assert [(j["arm"], j["seed"], j["status"]) for j in data["jobs"]] == [
         ("search=puct", 1, "done"), ("search=puct", 2, "planned"), ("search=gumbel16", 1, "planned"),
         ("search=gumbel16", 2, "failed"), ("selfplay.proven_targets=True", 1, "planned"),
         ("selfplay.proven_targets=True", 2, "planned")]
-    assert read_sweep(tmp_path) == data
     line, done = summary(tmp_path)
     assert not done
-    assert "6 jobs: 4 planned, 1 done, 1 failed" in line and "error: boom" in line
+    assert "6 jobs: 3 planned, 1 running, 1 done, 1 failed" in line and "error: boom" in line
     assert f"hive-arena compare {tmp_path}" in line
 
 
