@@ -85,6 +85,9 @@ ANCHOR = "alphabeta:depth=2"
 GAMES_PER_PAIRING = 100
 OPENINGS = "random:4"
 LADDER_FILE = "ladder.json"
+RUN_LADDER_DIR = "ladder"
+"""A training run's final ladder lives in ``<run_dir>/ladder/`` (``eval.final_ladder``): where
+``hive-arena compare SWEEP_DIR`` looks for each job's ``ladder.json``."""
 CALIBRATION_SEED = 1
 """The shipped calibration's seed: other openings than the ladders' (seed 0)."""
 
@@ -376,6 +379,7 @@ __all__ = [
     "EQUAL_TIME_DEPTHS",
     "GAMES_PER_PAIRING",
     "LadderResult",
+    "RUN_LADDER_DIR",
     "PooledFit",
     "anchor_note",
     "calibration_config",

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from players.registry import short_name, short_names
 
-from .ladder import LADDER_FILE
+from .ladder import LADDER_FILE, RUN_LADDER_DIR
 from .ratings import PRIOR_DRAWS, PairingStats, pairing_stats
 from .seeds import LEVEL, mean_interval, welch_interval
 
@@ -204,7 +204,7 @@ def sweep_ladders(sweep_dir: str | Path) -> SweepLadders:
     found: list[tuple[int, Path, str]] = []
     skipped = []
     for arm, run_dir, job in jobs:
-        ladder = (run_dir if run_dir.is_absolute() else sweep_dir / run_dir) / "ladder"
+        ladder = (run_dir if run_dir.is_absolute() else sweep_dir / run_dir) / RUN_LADDER_DIR
         if (ladder / LADDER_FILE).is_file():
             found.append((order.index(arm), ladder, arm))
         else:

@@ -51,6 +51,7 @@ from arena.arena import run_arena
 from arena.config import ArenaConfig
 from arena.executor import Executor
 from arena.ladder import (
+    RUN_LADDER_DIR,
     LadderResult,
     ladder_anchor,
     ladder_config,
@@ -71,9 +72,6 @@ from .run import Run
 Log = Callable[[str], None]
 
 # ----- files -----------------------------------------------------------------------------------
-
-LADDER_DIR = "ladder"
-"""Where a run keeps its final ladder's ``ladder.json`` (``eval.final_ladder``)."""
 
 
 def az_spec(path: Path, sims: int, device: str = "cpu") -> str:
@@ -355,7 +353,7 @@ class Gatekeeper:
                            progress=False, executor=self.executor)
         result = ladder_result(report)
         write_ladder(result, out)
-        write_ladder(result, self.cfg.run_dir / LADDER_DIR)
+        write_ladder(result, self.cfg.run_dir / RUN_LADDER_DIR)
         if metrics is not None:
             for tag, value in (("elo", result.elo), ("elo_lo", result.lo), ("elo_hi", result.hi)):
                 metrics.scalar(f"final/ladder_{tag}", value, step)
