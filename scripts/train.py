@@ -114,8 +114,6 @@ def run(cfg: DictConfig) -> None:
     from hydra.types import RunMode
 
     from search.checkpoint import CheckpointError
-    from training.lineage import adopt_parent_size
-    from training.loop import train
     from training.run import Stopped, stop_on_signals
 
     stop_on_signals()
@@ -125,9 +123,7 @@ def run(cfg: DictConfig) -> None:
         sweep_job(cfg, log)
         return
     try:
-        if adopted := adopt_parent_size(cfg, list(hc.overrides.task)):
-            log(adopted)
-        result = train(cfg, log=log)
+        train_job(cfg, list(hc.overrides.task), log)
     except (ConfigError, CheckpointError) as e:  # a bad setting; a crafted checkpoint in the run directory
         print(f"hive-train: error: {e}", file=sys.stderr)
         sys.exit(2)
@@ -135,6 +131,18 @@ def run(cfg: DictConfig) -> None:
         at = f"at step {e.step}" if e.step is not None else "during start-up"
         print(f"hive-train: interrupted {at}; rerun the same command to resume", file=sys.stderr)
         sys.exit(e.exit_code)
+
+
+def train_job(cfg: DictConfig, overrides: list[str], log) -> None:
+    """Train (or resume) the run of ``cfg``, a fine-tune taking its parent's size where the
+    command line's ``overrides`` leave it unset, and log the words on its final match. Raises
+    what :func:`training.loop.train` raises."""
+    from training.lineage import adopt_parent_size
+    from training.loop import train
+
+    if adopted := adopt_parent_size(cfg, overrides):
+        log(adopted)
+    result = train(cfg, log=log)
     for line in final_match_lines(result.report, result.name, result.steps, result.final):
         log(line)
 
@@ -151,8 +159,6 @@ def sweep_job(cfg: DictConfig, log) -> None:
 
     from search.checkpoint import CheckpointError
     from training import sweep
-    from training.lineage import adopt_parent_size
-    from training.loop import train
     from training.run import Stopped
     from training.worker import limit_threads
 
@@ -171,11 +177,7 @@ def sweep_job(cfg: DictConfig, log) -> None:
         + (f"pinned to core {core}" if core is not None else "warning: more jobs than cores, not pinned"))
     error = None
     try:
-        if adopted := adopt_parent_size(cfg, task):
-            log(adopted)
-        result = train(cfg, log=log)
-        for line in final_match_lines(result.report, result.name, result.steps, result.final):
-            log(line)
+        train_job(cfg, task, log)
     except (ConfigError, CheckpointError) as e:
         error = f"error: {e}"
     except Stopped as e:
