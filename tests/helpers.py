@@ -150,18 +150,18 @@ def hashed_evaluate(obs: dict) -> tuple[np.ndarray, np.ndarray]:
 
 def hive_train(run_dir: Path, *overrides: str, **popen) -> subprocess.Popen:
     """``hive-train experiment=smoke run_dir=RUN OVERRIDES`` started from ``ROOT`` in a session of
-    its own (a test signals the run and its workers together), stdout and stderr captured as text;
-    ``popen`` goes to ``subprocess.Popen`` (e.g. ``env``)."""
+    its own (a test signals the run and its workers together), stdout and stderr captured as text
+    (a pipe unless ``stdout=`` says where); ``popen`` goes to ``subprocess.Popen`` (e.g. ``env``)."""
     cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}", *overrides]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True, **popen)
+    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, **popen}
+    return subprocess.Popen(cmd, cwd=ROOT, text=True, start_new_session=True, **popen)
 
 
 def wait_for(proc: subprocess.Popen, ready: Callable[[], bool], timeout: float = 300,
              poll: float = 0.02) -> bool:
     """True once ``ready()`` is, False if ``proc`` ends or ``timeout`` seconds pass first."""
-    deadline = time.time() + timeout
-    while time.time() < deadline and proc.poll() is None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
         if ready():
             return True
         time.sleep(poll)
