@@ -113,7 +113,8 @@ def play_game(task: GameTask, clock: Callable[[], float] = time.perf_counter) ->
             players.append(given if given is not None else built[-1])
         while not game.is_over and game.ply < task.ply_cap:
             side = game.side_to_move
-            budget = Budget(time_s=timer.share(side)) if timer else task.side_budget(side)
+            budget = Budget(time_s=timer.share(side), max_time_s=timer.allowance(side)) if timer \
+                else task.side_budget(side)
             tick = clock()
             try:
                 move = players[side].choose(game, budget)

@@ -15,12 +15,17 @@ class Budget:
 
     Which fields a player honours: ``alphabeta`` depth and time (both: whichever comes
     first), ``uhp`` depth or else time, ``alphazero`` sims and time (both: time caps the
-    sims; time alone: search until it is up); ``random`` and ``greedy`` none.
+    sims; time alone: search until it is up, or with ``max_time_s`` longer on a hard
+    position); ``random`` and ``greedy`` none.
     """
 
     time_s: float | None = None
     depth: int | None = None
     sims: int | None = None
+    max_time_s: float | None = None
+    """A game clock's allowance for a hard position (``players.clock.move_allowance``): a
+    player may go on past ``time_s`` up to this when its search finds the move hard; players
+    that do not judge hardness keep to ``time_s``."""
 
     def is_empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in fields(self))

@@ -12,6 +12,11 @@ never more than :data:`MAX_FRACTION` of what is left, so a player that spends it
 (ours spend ``TIME_SHARE`` of it) never runs its clock out: after each move at least
 ``1 - MAX_FRACTION`` of the usable time stays. With ``60+1``: 3.4 s for the first move, settling
 near the increment in long games.
+
+The allowance (:func:`move_allowance`): the most a move the player finds hard may take,
+:data:`HARD_FACTOR` shares, under the same ``MAX_FRACTION`` cap; the arena gives it beside the
+share (``Budget.max_time_s``). A player that spends it on hard moves spends less on the later
+ones (each share is computed from the time then left), the time of easy moves going to hard ones.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ RESERVE_S = 0.05
 """Seconds of the clock never planned for: the process and protocol overhead of a move."""
 MAX_FRACTION = 0.5
 """The most of the usable time left that one move's share may be."""
+HARD_FACTOR = 3.0
+"""The allowance of a hard move, in shares (:func:`move_allowance`)."""
 MIN_SHARE_S = 0.01
 """The least share a move gets while any time is left (capped at half of what is left)."""
 
@@ -75,6 +82,14 @@ def move_share(remaining_s: float, increment_s: float = 0.0) -> float:
     return max(share, min(MIN_SHARE_S, 0.5 * remaining_s))
 
 
+def move_allowance(remaining_s: float, increment_s: float = 0.0) -> float:
+    """The most seconds one move the player finds hard may take: :data:`HARD_FACTOR` times the
+    share, never more than :data:`MAX_FRACTION` of the usable time left (nor less than the share)."""
+    share = move_share(remaining_s, increment_s)
+    usable = max(remaining_s - RESERVE_S, 0.0)
+    return max(share, min(HARD_FACTOR * share, MAX_FRACTION * usable))
+
+
 @dataclass
 class GameClock:
     """Both sides' clocks in one game (index 0 White, 1 Black).
@@ -96,6 +111,10 @@ class GameClock:
     def share(self, side: int) -> float:
         """The time manager's seconds for ``side``'s next move (:func:`move_share`)."""
         return move_share(self.remaining[side], self.control.increment_s)
+
+    def allowance(self, side: int) -> float:
+        """The most ``side``'s next move may take if hard (:func:`move_allowance`)."""
+        return move_allowance(self.remaining[side], self.control.increment_s)
 
     def charge(self, side: int, seconds: float, increment: bool = True) -> bool:
         """Take ``seconds`` off ``side``'s clock; True (and :attr:`flagged` set) when that ran

@@ -15,7 +15,12 @@ Budgets (``players.base.Budget``), whichever limit comes first:
 - ``sims``: that many simulations;
 - ``time_s`` with ``sims`` or ``depth``: those simulations, stopped early when the time is up
   (a cap, e.g. hive-uhp's MaxTime);
-- ``time_s`` alone: search until the time is up, however big the tree grows.
+- ``time_s`` alone: search until the time is up, however big the tree grows;
+- ``time_s`` with ``max_time_s`` (a game clock's time manager, ``players.clock``): search
+  ``time_s``, then go on towards ``max_time_s`` in steps of ``time_s`` while the position is hard
+  (:meth:`AlphaZeroPlayer.is_hard`: no move holds :data:`HARD_SHARE` of the root's visits, or the
+  root's value fell by :data:`VALUE_DROP` or more since this player's last move), the time saved
+  on easy moves spent on hard ones. PUCT only (a Gumbel search ends at ``time_s``).
 
 **Time.** A PUCT search looks at the clock after every step (one network call of ``leaves``
 leaves) and stops when the next step, predicted from the longest so far, would end past
@@ -75,6 +80,11 @@ UNLIMITED_SIMS = 1 << 40
 """The simulations of a search that only the clock stops."""
 FIRST_RATE = 2000.0
 """Simulations per second assumed before the first timed move has measured them."""
+HARD_SHARE = 0.5
+"""A position is hard while its most visited move holds less than this share of the root's visits."""
+VALUE_DROP = 0.2
+"""A position is hard when the root's value (for the side to move, in [-1, 1]) fell by this much
+or more since the same player's last move of the game."""
 
 
 def kept_config(config: SearchConfig, expected_sims: int) -> SearchConfig:
@@ -119,6 +129,8 @@ class AlphaZeroPlayer:
         self.clock = clock
         self.last_sims = 0
         self.last_stats: dict[str, int] = {"sims": 0}
+        self._last_value: tuple[int, float] = (-1, 0.0)
+        """(ply, root value) of this player's last move: :meth:`is_hard` compares with it."""
         self.last_proof: int | None = None
         """After a ``choose`` at a position the search proved won: the plies to the end the
         tree proves after the move played (the move included); else None."""
@@ -192,11 +204,12 @@ class AlphaZeroPlayer:
         finally:
             mcts.config = keep  # what tree-size limits (advance) follow
 
-    def _deadline_stop(self, start: float, time_s: float) -> Callable[[], bool]:
+    def _deadline_stop(self, start: float, time_s: float, since: float | None = None) -> Callable[[], bool]:
         """Asked after each search step: stop when the next step, as long as the longest so
-        far, would end past ``TIME_SHARE`` of the budget."""
+        far (the steps since ``since``, default ``start``), would end past ``TIME_SHARE`` of the
+        budget."""
         deadline = start + TIME_SHARE * time_s
-        last, longest = [start], [0.0]
+        last, longest = [start if since is None else since], [0.0]
 
         def stop() -> bool:
             now = self.clock()
@@ -236,10 +249,19 @@ class AlphaZeroPlayer:
         else:
             result = self._search(mcts, game, UNLIMITED_SIMS if sims is None else sims, stop)
             done = int(result.sims_done[0])
+            allowance = b.max_time_s if sims is None and time_s and b.max_time_s else 0.0
+            while allowance and self.is_hard(result, game):
+                now = self.clock()
+                if allowance <= now - start + 0.5 * time_s:
+                    break  # less than half a share left of the allowance
+                more = min(now - start + time_s, allowance)  # one more share, at most the allowance
+                result = self._search(mcts, game, UNLIMITED_SIMS, self._deadline_stop(start, more, now))
+                done += int(result.sims_done[0])
         if time_s and done:
             self.rate = done / max(self.clock() - start, 1e-6)
         self.last_sims = done
         self.last_stats = {"sims": done}
+        self._last_value = (game.ply, float(result.value[0]))
         won = int(result.proof[0]) == PROVEN_WIN
         self.last_proof = int(result.proof_plies[0]) if won else None
         slot = int(result.chosen[0])
@@ -248,6 +270,20 @@ class AlphaZeroPlayer:
         play(board, hist, move)
         mcts.advance(0, slot, board, hist)
         return move
+
+    def is_hard(self, result: SearchResult, game: Game) -> bool:
+        """Whether a search's root deserves more time: unproven, and no move holds
+        :data:`HARD_SHARE` of its visits or its value fell by :data:`VALUE_DROP` since this
+        player's last move (two plies ago) in the same game."""
+        if int(result.proof[0]) != 0:
+            return False  # proven: more search changes nothing
+        visits = result.visits[0, :int(result.n_legal[0])]
+        if visits.size < 2 or float(visits.sum()) <= 0:
+            return False  # a forced move
+        if float(visits.max()) < HARD_SHARE * float(visits.sum()):
+            return True
+        ply, value = self._last_value
+        return ply == game.ply - 2 and value - float(result.value[0]) >= VALUE_DROP
 
     def close(self) -> None:
         self._mcts = None

@@ -2,6 +2,7 @@
 
 import pytest
 
+import players.clock as pc
 from players.clock import MAX_FRACTION, RESERVE_S, ClockControl, ClockError, GameClock, move_share
 
 
@@ -45,3 +46,21 @@ def test_the_increment_is_added_after_each_move():
     clock = GameClock(ClockControl(10, 2))
     clock.charge(0, 3)
     assert clock.remaining == [9, 10]
+
+
+def test_a_hard_moves_allowance_is_some_shares_within_the_cap():
+    assert pc.move_allowance(60, 1) == pytest.approx(pc.HARD_FACTOR * move_share(60, 1))
+    assert pc.move_allowance(0, 1) == 0.0
+    for left in (0.001, 0.02, 0.3, 1, 5, 60, 600):
+        for inc in (0, 0.5, 1, 30):
+            share, allowance = move_share(left, inc), pc.move_allowance(left, inc)
+            assert share <= allowance <= pc.HARD_FACTOR * share + 1e-12, (left, inc)
+            assert allowance <= max(MAX_FRACTION * (left - RESERVE_S), share) + 1e-12, (left, inc)
+
+
+def test_a_side_spending_its_whole_allowance_on_every_move_never_flags():
+    clock = GameClock(ClockControl.parse("5+0.1"))
+    for _ in range(400):  # the worst case: every move hard, each taking all it may
+        for side in (0, 1):
+            assert not clock.charge(side, clock.allowance(side))
+    assert min(clock.remaining) > 0 and clock.flagged is None

@@ -4,6 +4,7 @@ per-game Gumbel roots in a batch, and capped positions valued as self-play label
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,14 +17,14 @@ from hive_env.position import board_from_tiles
 from models.gnn import build_model
 from players import Budget, PlayerSpecError, make_player
 from players.uhp_server import UhpEngine
-from search.alphazero_player import DEFAULT_LEAVES, TIME_SHARE
+from search.alphazero_player import DEFAULT_LEAVES, HARD_SHARE, TIME_SHARE, VALUE_DROP
 from search.checkpoint import save_checkpoint
 from search.leaves import adjudicated_value, play
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
 from training.selfplay import SelfPlay, SelfPlayConfig
 
-from helpers import MIDGAME, hashed_evaluate
+from helpers import MIDGAME, WIN_IN_ONE, hashed_evaluate
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +139,50 @@ def test_a_time_budget_searches_until_the_time_is_up(ckpt):
     game = Game.from_string(MIDGAME)
     assert player.choose(game, Budget(time_s=2.0)) in game.legal_moves()
     assert player.last_sims == steps_until(0.01, 2.0) > 113
+
+
+def test_a_hard_position_takes_more_of_a_clocks_allowance_and_never_passes_it(ckpt):
+    # The untrained network's flat policy spreads the visits: no move holds HARD_SHARE of them,
+    # so the player goes on past its share, in steps of the share, up to TIME_SHARE of the allowance.
+    game = Game.from_string(MIDGAME)
+    plain = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu,leaves=1", seed=0)
+    plain.clock = FakeClock(0.01)
+    plain.choose(game, Budget(time_s=1.0))
+    hard = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu,leaves=1", seed=0)
+    hard.clock = clock = FakeClock(0.01)
+    hard.choose(game, Budget(time_s=1.0, max_time_s=3.0))
+    assert hard.last_sims > 2 * plain.last_sims
+    assert clock.now <= 0.01 + TIME_SHARE * 3.0 + 0.02  # its start, the allowance, the last reads
+    assert clock.now >= TIME_SHARE * 3.0 - 1.0  # it went on while time was left for a share
+
+
+def test_a_move_is_hard_without_a_clear_favourite_or_after_a_fall_of_the_value(ckpt):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu", seed=0)
+    game = Game.from_string(MIDGAME)
+
+    def result(visits, value=0.0, proof=0):
+        n = len(visits)
+        return SimpleNamespace(visits=np.array([visits], np.float32), n_legal=np.array([n]),
+                               value=np.array([value], np.float32), proof=np.array([proof], np.int8))
+
+    assert player.is_hard(result([10, 10, 10]), game)
+    assert not player.is_hard(result([HARD_SHARE * 100 + 1, 100 - HARD_SHARE * 100 - 1]), game)
+    assert not player.is_hard(result([10, 10, 10], proof=1), game)  # proven: nothing to think about
+    assert not player.is_hard(result([30]), game)  # one legal move
+    player._last_value = (game.ply - 2, 0.5)  # this player's last move saw +0.5
+    assert player.is_hard(result([90, 10], value=0.5 - VALUE_DROP - 0.01), game)
+    assert not player.is_hard(result([90, 10], value=0.5 - VALUE_DROP / 2), game)
+    player._last_value = (game.ply - 4, 0.5)  # not the last move: not compared
+    assert not player.is_hard(result([90, 10], value=-0.5), game)
+
+
+def test_an_easy_position_keeps_to_its_share(ckpt):
+    # A win in one: proven at the root, no more time for it however much the clock allows.
+    game = Game.from_string(WIN_IN_ONE)
+    player = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu,leaves=1", seed=0)
+    player.clock = clock = FakeClock(0.01)
+    player.choose(game, Budget(time_s=1.0, max_time_s=3.0))
+    assert clock.now <= 0.01 + TIME_SHARE * 1.0 + 0.03
 
 
 def test_a_time_cap_stops_a_huge_simulation_budget(ckpt):
