@@ -355,6 +355,7 @@ register_player("uhp", "players.uhp_client:make_player",
 register_player("alphazero", "search.alphazero_player:make_player",
                 {"ckpt": text_value, "sims": positive_int, "time": positive_float, "gumbel": flag,
                  "device": text_value, "cpuct": positive_float, "leaves": positive_int,
-                 "backend": text_value},
+                 "backend": text_value, "hard": flag},
                 doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, time=SECONDS, "
-                    "leaves=L, gumbel=1, device=auto|cpu|cuda, backend=auto|torch|numba|onnx)")
+                    "leaves=L, gumbel=1, device=auto|cpu|cuda, backend=auto|torch|numba|onnx; hard=0: "
+                    "a clock game's hard moves get no more than their share)")

@@ -1,7 +1,7 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
 Spec: ``alphazero[:ckpt=PATH][,sims=N|time=S][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
-[,backend=auto|torch|packed|numba|onnx]``; without ``ckpt`` the network shipped with the package for
+[,backend=auto|torch|packed|numba|onnx][,hard=0]``; without ``ckpt`` the network shipped with the package for
 the game's type (``models.shipped``: Base's until a game of another type comes, through
 :meth:`AlphaZeroPlayer.prepare` or ``choose``; a type with none is a :class:`PlayerSpecError`).
 ``leaves``: leaves per
@@ -20,7 +20,8 @@ Budgets (``players.base.Budget``), whichever limit comes first:
   ``time_s``, then go on towards ``max_time_s`` in steps of ``time_s`` while the position is hard
   (:meth:`AlphaZeroPlayer.is_hard`: no move holds :data:`HARD_SHARE` of the root's visits, or the
   root's value fell by :data:`VALUE_DROP` or more since this player's last move), the time saved
-  on easy moves spent on hard ones. PUCT only (a Gumbel search ends at ``time_s``).
+  on easy moves spent on hard ones. PUCT only (a Gumbel search ends at ``time_s``); ``hard=0``
+  keeps to ``time_s``.
 
 **Time.** A PUCT search looks at the clock after every step (one network call of ``leaves``
 leaves) and stops when the next step, predicted from the longest so far, would end past
@@ -110,8 +111,11 @@ class AlphaZeroPlayer:
     def __init__(self, ckpt: str | Path | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                  device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero",
                  clock: Callable[[], float] = time.perf_counter, leaves: int = DEFAULT_LEAVES,
-                 backend: str = "auto", time_s: float | None = None):
+                 backend: str = "auto", time_s: float | None = None, hard: bool = True):
         self.name = name
+        self.hard = hard
+        """Take more of a clock's allowance on hard moves (``Budget.max_time_s``); False: keep to
+        the share (spec ``hard=0``, for comparing time managers)."""
         self.threads = 1
         self.device = pick_device(device)
         if self.device.type == "cpu":
@@ -249,7 +253,7 @@ class AlphaZeroPlayer:
         else:
             result = self._search(mcts, game, UNLIMITED_SIMS if sims is None else sims, stop)
             done = int(result.sims_done[0])
-            allowance = b.max_time_s if sims is None and time_s and b.max_time_s else 0.0
+            allowance = b.max_time_s if self.hard and sims is None and time_s and b.max_time_s else 0.0
             while allowance and self.is_hard(result, game):
                 now = self.clock()
                 if allowance <= now - start + 0.5 * time_s:
@@ -291,11 +295,11 @@ class AlphaZeroPlayer:
 
 def make_player(seed: int, name: str, ckpt: str | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
                 device: str = "auto", cpuct: float = 1.5, leaves: int = DEFAULT_LEAVES,
-                backend: str = "auto", time: float | None = None) -> AlphaZeroPlayer:
+                backend: str = "auto", time: float | None = None, hard: bool = True) -> AlphaZeroPlayer:
     """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint, an
     unknown backend or one the device cannot run is a spec error for the user."""
     try:
         return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
-                               name=name, leaves=leaves, backend=backend, time_s=time)
+                               name=name, leaves=leaves, backend=backend, time_s=time, hard=hard)
     except Exception as e:
         raise PlayerSpecError(f"player 'alphazero': {e}") from None

@@ -152,6 +152,10 @@ def test_a_hard_position_takes_more_of_a_clocks_allowance_and_never_passes_it(ck
     hard.clock = clock = FakeClock(0.01)
     hard.choose(game, Budget(time_s=1.0, max_time_s=3.0))
     assert hard.last_sims > 2 * plain.last_sims
+    share = make_player(f"alphazero:ckpt={ckpt},sims=8,device=cpu,leaves=1,hard=0", seed=0)
+    share.clock = FakeClock(0.01)
+    share.choose(game, Budget(time_s=1.0, max_time_s=3.0))  # hard=0: keeps to its share
+    assert share.last_sims == plain.last_sims
     assert clock.now <= 0.01 + TIME_SHARE * 3.0 + 0.02  # its start, the allowance, the last reads
     assert clock.now >= TIME_SHARE * 3.0 - 1.0  # it went on while time was left for a share
 
