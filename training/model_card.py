@@ -91,7 +91,7 @@ def markdown(card: dict[str, Any]) -> str:
     """The card for people, the matches as tables."""
     run = card["run"]
     lines = [f"# The shipped network: {card['name']}", "",
-             f"- Game type: {card.get('game_type', 'Base')}",
+             f"- Game type: {card.get('game_type', 'Base')}{_trained_on(card)}",
              f"- Trained by: `{run['command']}` at git `{run['git'][:12]}`, seed {run['seed']}",
              f"- Steps: {card['step']}; wall time: {run['wall_minutes']} min on {card['machine']}",
              f"- Training: {_lineage_line(card.get('lineage'))}",
@@ -112,6 +112,12 @@ def markdown(card: dict[str, Any]) -> str:
                          f"{_elo(r['elo'])} [{_elo(r['elo_95'][0])}, {_elo(r['elo_95'][1])}] |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _trained_on(card: dict[str, Any]) -> str:
+    """``(trained on ... games)`` when the network learnt from games of another type."""
+    trained = card["run"].get("game_type")
+    return f" (trained on {trained} games)" if trained and trained != card.get("game_type", "Base") else ""
 
 
 def _lineage_line(lineage: dict[str, Any] | None) -> str:

@@ -3,11 +3,14 @@
     game type   checkpoint     card
     Base        base.pt        card.json, MODEL_CARD.md
     Base+MLP    base_mlp.pt    base_mlp.card.json, MODEL_CARD_base_mlp.md
+    Base+M      base_m.pt      base_m.card.json, MODEL_CARD_base_m.md  (and so on for the others)
 
 A checkpoint holds weights, model config, encoding version, training step and lineage only
 (``training.lineage``), written by ``python -m scripts.ship``, which also writes its model card:
 the ``.json`` (the facts: command, commit, seed, steps, wall time, machine, lineage, ladder and
-the match that let it replace its predecessor) and the ``.md`` (the same for people).
+the match that let it replace its predecessor) and the ``.md`` (the same for people). The
+network of one type may have learnt from games of another (the encoding has every expansion
+piece: a Base+MLP network plays the types within it); its card says which.
 ``alphazero`` without ``ckpt=`` loads the one of the game's type (``search.alphazero_player``);
 a game type without one is refused in one line (:class:`NoShippedNetworkError`).
 """
@@ -31,11 +34,20 @@ class Network:
     model_card: Path
 
 
-NETWORKS: dict[str, Network] = {
-    "Base": Network("Base", HERE / "base.pt", HERE / "card.json", HERE / "MODEL_CARD.md"),
-    "Base+MLP": Network("Base+MLP", HERE / "base_mlp.pt", HERE / "base_mlp.card.json",
-                        HERE / "MODEL_CARD_base_mlp.md"),
-}
+GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
+"""Every game type, each with a place for its network."""
+
+
+def _network(game_type: str) -> Network:
+    """Where ``game_type``'s network lives: ``base_m.pt`` and its cards for ``Base+M`` (Base's
+    cards keep the names they were first shipped under)."""
+    if game_type == "Base":
+        return Network("Base", HERE / "base.pt", HERE / "card.json", HERE / "MODEL_CARD.md")
+    stem = game_type.lower().replace("+", "_")
+    return Network(game_type, HERE / f"{stem}.pt", HERE / f"{stem}.card.json", HERE / f"MODEL_CARD_{stem}.md")
+
+
+NETWORKS: dict[str, Network] = {t: _network(t) for t in GAME_TYPES}
 """Every network the package may ship, by game type (a file may be absent: not shipped yet)."""
 
 CHECKPOINT = NETWORKS["Base"].checkpoint

@@ -42,6 +42,16 @@ def test_each_shipped_network_is_small_loads_on_cpu_and_has_its_card(game_type):
     assert card["run"]["command"] in text and "| greedy |" in text
 
 
+def test_every_game_type_has_a_place_for_its_network():
+    # models import no hive_env (the import contracts): its list of types is held to the engine's here
+    from hive_env import GAME_TYPES
+
+    assert shipped.GAME_TYPES == GAME_TYPES and list(shipped.NETWORKS) == list(GAME_TYPES)
+    files = [p for n in shipped.NETWORKS.values() for p in (n.checkpoint, n.card, n.model_card)]
+    assert len(set(files)) == 3 * len(GAME_TYPES) and all(p.parent == shipped.HERE for p in files)
+    assert shipped.NETWORKS["Base+M"].checkpoint.name == "base_m.pt"
+
+
 def test_the_base_network_is_the_default():
     state = read_checkpoint(shipped.CHECKPOINT)
     player = make_player("alphazero:sims=8,device=cpu", seed=0)  # no ckpt=: the shipped one
@@ -172,6 +182,14 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
     row = card["replaced"]["row"]
     assert (row["games"], row["wins"], row["draws"], row["losses"]) == (200, 110, 10, 80)
     assert "## Against the network it replaced" in (out / "MODEL_CARD.md").read_text()
+    # the Base network shipped for Base+M too: its own files, its card names the games it learnt from
+    done = subprocess.run([*ship[:-2], "--game-type", "Base+M"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert read_checkpoint(out / "base_m.pt")["step"] == 20 and read_checkpoint(out / "base.pt")["step"] == 10
+    assert json.loads((out / "base_m.card.json").read_text())["game_type"] == "Base+M"
+    assert "- Game type: Base+M (trained on Base games)" in (out / "MODEL_CARD_base_m.md").read_text()
+    assert "(trained on" not in (out / "MODEL_CARD.md").read_text()
     bad = subprocess.run([sys.executable, "-m", "scripts.ship", "--run-dir", str(tmp_path / "nowhere"),
                           "--ladder", str(ladder), "--out", str(out)], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
