@@ -141,6 +141,6 @@ def test_hive_train_into_a_pipe_says_where_and_what_in_plain_lines(tmp_path):
 
 
 def test_the_readme_and_make_setup_point_at_tensorboard_and_the_warm_up():
-    assert "tensorboard --logdir" in (ROOT / "README.md").read_text()
+    assert "tensorboard --logdir" in (ROOT / "docs" / "training.md").read_text()  # the README's Training page
     assert "$(BIN)/python -m scripts.warm_kernels" in (ROOT / "Makefile").read_text()
     assert Path(ROOT / "scripts" / "warm_kernels.py").is_file()

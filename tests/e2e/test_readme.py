@@ -1,7 +1,8 @@
-"""Every ```python block of README.md runs as written: saved as a script and run on its own.
+"""Every ```python block of README.md and of the topic pages docs/*.md runs as written: saved as a
+script and run on its own.
 
-A block that cannot run in a test (it needs a trained checkpoint or a long run) is marked in the
-README by ``<!-- snippet: skip (the reason) -->`` on the line before its fence.
+A block that cannot run in a test (it needs a trained checkpoint or a long run) is marked in its
+page by ``<!-- snippet: skip (the reason) -->`` on the line before its fence.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ def python_blocks(text: str) -> list[tuple[int, str, str | None]]:
     return blocks
 
 
-BLOCKS = python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""The README and the topic pages its map links to: their snippets are run alike."""
+
+BLOCKS = [(f"{page.relative_to(ROOT).as_posix()}:{line}", code, skip)
+          for page in PAGES for line, code, skip in python_blocks(page.read_text(encoding="utf-8"))]
+"""(page:line of the opening fence, code, skip reason or None) of every block of every page."""
 
 
 def run_snippet(code: str, cwd: Path, *, stdin: bool = False) -> subprocess.CompletedProcess:
@@ -59,12 +65,12 @@ def test_readme_has_python_snippets_and_skips_are_few():
     assert sum(reason is not None for _, _, reason in BLOCKS) <= 2
 
 
-@pytest.mark.parametrize("line, code, skip", BLOCKS, ids=[f"README.md:{b[0]}" for b in BLOCKS])
-def test_readme_snippet_runs_as_a_script(line, code, skip, tmp_path):
+@pytest.mark.parametrize("where, code, skip", BLOCKS, ids=[b[0] for b in BLOCKS])
+def test_readme_snippet_runs_as_a_script(where, code, skip, tmp_path):
     if skip:
-        pytest.skip(f"README.md:{line}: {skip}")
+        pytest.skip(f"{where}: {skip}")
     proc = run_snippet(code, tmp_path)
-    assert proc.returncode == 0, f"README.md:{line}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"{where}\n{proc.stderr[-3000:]}"
 
 
 ARENA = next(code for _, code, _ in BLOCKS if "run_arena(" in code and "workers=2" in code)
@@ -81,11 +87,11 @@ def test_python_blocks_finds_blocks_and_skip_markers():
 
 
 def test_the_extension_api_snippets_are_run():
-    """The README's "Extension API" shows a player of one's own (an object in run_arena and a
-    registered kind) and a position evaluated in one call; both run (nothing skips them)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Extension API", 1)[1].split("\n## ", 1)[0]
-    blocks = [code for _, code, skip in python_blocks(section) if not skip]
+    """The "Extension API" page (docs/extension.md) shows a player of one's own (an object in
+    run_arena and a registered kind) and a position evaluated in one call; both run (nothing skips
+    them)."""
+    text = (ROOT / "docs" / "extension.md").read_text(encoding="utf-8")
+    blocks = [code for _, code, skip in python_blocks(text) if not skip]
     player = [c for c in blocks if "register_player(" in c and "run_arena(" in c]
     evaluation = [c for c in blocks if 'Network.load("shipped")' in c and ".evaluate(" in c]
     assert len(player) == 1 and len(evaluation) == 1
