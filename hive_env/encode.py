@@ -660,9 +660,6 @@ def _as_boards(boards: np.ndarray) -> np.ndarray:
     boards = np.ascontiguousarray(boards)
     if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE or boards.dtype != np.int16:
         raise HiveError(f"expected [B, {BOARD_SIZE}] int16 boards, got {boards.shape} {boards.dtype}")
-    exps = np.unique(boards[:, EXPANSIONS])
-    if exps.size != 1:
-        raise HiveError(f"a batch holds one game type; got expansion bits {exps.tolist()}")
     return boards
 
 
@@ -672,7 +669,8 @@ def observe_batch_with_moves(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> 
     slot m of game b holding the move of ``legal_actions[b, m]`` (search expands with them)."""
     boards = _as_boards(boards).copy()
     B = boards.shape[0]
-    obs = allocate_observation(B, int(boards[0, EXPANSIONS]), max_legal)
+    # boards of several game types (a network learning several): arrays sized for them all
+    obs = allocate_observation(B, int(np.bitwise_or.reduce(boards[:, EXPANSIONS])) if B else 0, max_legal)
     moves = allocate_moves(B)
     errors = np.zeros(B, dtype=np.int8)
     if B <= CHUNK:
@@ -685,7 +683,9 @@ def observe_batch_with_moves(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> 
 
 
 def observe_batch(boards: np.ndarray, max_legal: int = MAX_LEGAL) -> dict[str, np.ndarray]:
-    """Observations of a batch of boards of one game type (fresh arrays, compiled, parallel).
+    """Observations of a batch of boards (fresh arrays, compiled, parallel); boards of several
+    game types are padded to the arrays of the smallest type holding them all (each encoded
+    as its own type: the same rows as alone, then padding).
 
     Args:
         boards: [B, BOARD_SIZE] int16; not modified.

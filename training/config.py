@@ -109,10 +109,15 @@ class SelfPlaySettings(SelfPlayConfig):
     Args:
         workers: self-play processes (0 = inside the trainer process, for tiny runs).
         shard_games: finished games per replay shard.
+        game_types: the game types self-play plays, worker ``w`` the ``w mod n``-th (empty: the
+            run's ``env.game_type``): one network learns several types (the encoding has every
+            expansion piece; the trainer encodes each position as its own type). Evaluation plays
+            ``env.game_type``.
     """
 
     workers: int = 1
     shard_games: int = 16
+    game_types: tuple[str, ...] = ()
 
     def __post_init__(self):
         super().__post_init__()
@@ -120,6 +125,11 @@ class SelfPlaySettings(SelfPlayConfig):
             raise ValueError(f"selfplay.workers must be >= 0, got {self.workers}")
         if self.shard_games < 1:
             raise ValueError(f"selfplay.shard_games must be >= 1, got {self.shard_games}")
+        for game_type in self.game_types:
+            try:
+                parse_game_type(game_type)
+            except ValueError as e:
+                raise ValueError(f"selfplay.game_types: {e}") from None
 
 
 @dataclass(frozen=True)

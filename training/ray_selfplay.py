@@ -49,7 +49,15 @@ from search.network import pick_device
 
 from .ray_cluster import connect
 from .replay import ReplayStore, Shard
-from .worker import POLL_MOVES, WAIT_S, SelfPlayer, limit_threads, seed_everything, worker_seed
+from .worker import (
+    POLL_MOVES,
+    WAIT_S,
+    SelfPlayer,
+    limit_threads,
+    seed_everything,
+    worker_game_type,
+    worker_seed,
+)
 
 if TYPE_CHECKING:
     from .config import RunConfig
@@ -77,7 +85,7 @@ class SelfPlayActor:
         self.worker = worker
         limit_threads(max(1, int(cfg.ray.worker_cpus)))
         device = pick_device(cfg.device) if cfg.ray.worker_gpus > 0 else torch.device("cpu")
-        self.player = SelfPlayer(cfg, device)
+        self.player = SelfPlayer(cfg, device, worker_game_type(cfg, worker))
         self.where = {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
                       "pid": os.getpid()}
         self.batch = 0

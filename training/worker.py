@@ -79,13 +79,21 @@ def describe_inference(cfg: RunConfig, model: torch.nn.Module, device: torch.dev
     return f"{cfg.inference} -> {evaluate.describe()}"
 
 
+def worker_game_type(cfg: RunConfig, worker: int) -> str:
+    """The game type self-play worker ``worker`` plays (``selfplay.game_types``, else the run's)."""
+    types = cfg.selfplay.game_types or (cfg.env.game_type,)
+    return types[worker % len(types)]
+
+
 class SelfPlayer:
     """Batched self-play with one network whose weights are replaced in place; finished games
     gather until ``selfplay.shard_games`` of them make a shard."""
 
-    def __init__(self, cfg: RunConfig, device: torch.device):
+    def __init__(self, cfg: RunConfig, device: torch.device, game_type: str | None = None):
         self.cfg = cfg
         self.device = device
+        self.game_type = game_type or cfg.env.game_type
+        """The game type this worker plays (``training.config.worker_game_type``)."""
         self.selfplay: SelfPlay | None = None
         self.evaluate: Evaluator | None = None
         self.step_loaded = -1
@@ -100,7 +108,7 @@ class SelfPlayer:
         cfg = self.cfg
         self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
                                        compile=cfg.compile, backend=cfg.inference)
-        self.selfplay = SelfPlay(cfg.selfplay, cfg.search, cfg.env.game_type, cfg.env.ply_cap,
+        self.selfplay = SelfPlay(cfg.selfplay, cfg.search, self.game_type, cfg.env.ply_cap,
                                  self.evaluate, seed=seed)
         self.step_loaded = step
 
@@ -137,7 +145,7 @@ class WorkerLoop:
         self.worker = worker
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
         self.replay = ReplayStore(cfg.run_dir / "replay")
-        self.player = SelfPlayer(cfg, device)
+        self.player = SelfPlayer(cfg, device, worker_game_type(cfg, worker))
         self.seed = worker_seed(cfg.seed, worker, self.replay.shard_count(worker))
 
     def refresh(self) -> bool:

@@ -56,6 +56,7 @@ from hive_env.encode import (
     OBS_FIELDS,
     TURN_HORIZON,
     EncodingError,
+    allocate_observation,
     graph_dims,
     observe,
     observe_batch,
@@ -290,6 +291,30 @@ def test_batch_rows_equal_single_observations(game_type):
         for key in OBS_FIELDS:
             np.testing.assert_array_equal(batch[key][i], single[key], err_msg=key)
             np.testing.assert_array_equal(batch2[key][j], single[key], err_msg=key)
+
+
+def test_a_batch_of_several_game_types_encodes_each_as_its_own_type():
+    # a network learning several types trains on mixed batches: the arrays fit the union of
+    # the types, each row is the board's own observation, then padding
+    games = [g for t in ("Base+M", "Base", "Base+LP", "Base+P") for g in random_games(t, seed=5, n_games=1,
+                                                                                    every=13, ply_cap=60)]
+    boards = np.stack([g.board for g in games])
+    assert len({int(b[EXPANSIONS]) for b in boards}) == 4
+    batch = observe_batch(boards)
+    assert batch["node_feat"].shape[1] == encode.graph_dims(parse_game_type("Base+MLP"))["N"]
+    padding = allocate_observation(1, parse_game_type("Base+MLP"))
+    for i, game in enumerate(games):
+        single = observe(game.board)
+        for key in OBS_FIELDS:
+            got, want = batch[key][i], single[key]
+            if want.ndim == 0:
+                assert got == want, key
+                continue
+            head = tuple(slice(0, n) for n in want.shape)
+            np.testing.assert_array_equal(got[head], want, err_msg=key)
+            rest = np.ones(got.shape, bool)
+            rest[head] = False
+            np.testing.assert_array_equal(got[rest], padding[key][0][rest], err_msg=key)
 
 
 def legal_triples(obs, k: int, remap: np.ndarray) -> set:

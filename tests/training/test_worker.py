@@ -1,4 +1,4 @@
-"""Self-play workers: new checkpoints go into the evaluator they have."""
+"""Self-play workers: new checkpoints go into the evaluator they have; each plays its game type."""
 
 from __future__ import annotations
 
@@ -39,3 +39,38 @@ def test_a_worker_loads_new_checkpoints_into_the_evaluator_it_has(tmp_path):
     got, want = evaluate(obs), make_evaluator(newer, backend="torch")(obs)
     np.testing.assert_allclose(got[1], want[1], atol=1e-5)
     worker.play()
+
+
+def test_each_worker_plays_its_game_type_and_the_trainer_learns_from_them_all(tmp_path):
+    from hive_env.board import EXPANSIONS
+    from hive_env.pieces import parse_game_type
+    from training.checkpoint import CheckpointStore
+    from training.config import EnvConfig, RunConfig, SelfPlaySettings
+    from training.replay import ReplayStore, Samples
+    from training.trainer import TrainConfig, Trainer
+    from training.worker import WorkerLoop, worker_game_type
+
+    types = ("Base+M", "Base+L", "Base+P")
+    cfg = RunConfig(run_dir=tmp_path, model=build_model("tiny").config, search=SearchConfig(sims=2),
+                    env=EnvConfig("Base+MLP", ply_cap=12),
+                    selfplay=SelfPlaySettings(games=2, shard_games=2, game_types=types), device="cpu")
+    assert [worker_game_type(cfg, w) for w in range(4)] == ["Base+M", "Base+L", "Base+P", "Base+M"]
+    plain = RunConfig(run_dir=tmp_path, env=EnvConfig("Base+L"))
+    assert worker_game_type(plain, 3) == "Base+L"  # no game_types: the run's
+    torch.manual_seed(1)
+    CheckpointStore(tmp_path / "checkpoints").publish(1, build_model("tiny"))
+    for w in (0, 1):
+        worker = WorkerLoop(cfg, w, torch.device("cpu"))
+        assert worker.refresh()
+        while not worker.play():
+            pass
+    replay = ReplayStore(tmp_path / "replay")
+    by_worker = {int(p.stem.split("_")[1]): replay.load(p) for p in replay.shard_paths()}
+    assert {w: set(s.board[:, EXPANSIONS].tolist()) for w, s in by_worker.items()} == \
+        {0: {parse_game_type("Base+M")}, 1: {parse_game_type("Base+L")}}
+    games = (tmp_path / "replay" / "games_001.txt").read_text().splitlines()
+    assert games and all(line.startswith("Base+L;") for line in games)
+    both = Samples.concat([by_worker[0], by_worker[1]])
+    trainer = Trainer(build_model("tiny"), TrainConfig(batch_size=len(both), warmup_steps=1, steps=2),
+                      torch.device("cpu"), 512)
+    assert np.isfinite(trainer.train_step(both)["total"])  # one batch of both types
