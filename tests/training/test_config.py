@@ -171,6 +171,12 @@ def test_types_are_checked_from_the_field_annotations(override, message):
         settings("run_dir=x", override)
 
 
+def test_selfplay_game_types_are_a_list_of_types():
+    rc = settings("run_dir=x", "env=base_mlp", "selfplay.game_types=[Base+M,Base+LP]")
+    assert rc.selfplay.game_types == ("Base+M", "Base+LP") and rc.env.game_type == "Base+MLP"
+    assert settings("run_dir=x").selfplay.game_types == ()
+
+
 def test_a_float_setting_accepts_a_whole_number():
     rc = settings("run_dir=x", "train.lr=1", "eval.gate_score=1")
     assert rc.train.lr == 1.0 and isinstance(rc.train.lr, float) and isinstance(rc.eval.gate_score, float)
@@ -195,6 +201,7 @@ def test_a_float_setting_accepts_a_whole_number():
     ("env.game_type=Chess", "env.game_type"),
     ("env.ply_cap=-1", "env.ply_cap"),
     ("selfplay.workers=-2", "selfplay.workers must be >= 0"),
+    ("selfplay.game_types=[Base+M,Chess]", "selfplay.game_types: "),
     ("selfplay.full_search_prob=0", r"selfplay.full_search_prob must be in \(0, 1\]"),
     ("selfplay.full_search_prob=0.5 selfplay.fast_sims=99", r"fast_sims \(99\) must be at most search"),
     ("train.value_target_q=2", r"train.value_target_q must be in \[0, 1\]"),
@@ -272,3 +279,11 @@ def test_hive_train_prints_one_error_line_exits_2_and_creates_nothing(tmp_path, 
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"hive-train: error: {line}"] and proc.stdout == ""
     assert not run_dir.exists()  # no hydra/, no empty train.log
+
+
+def test_the_selfplay_defaults_file_names_every_selfplay_setting():
+    from training.config import SelfPlaySettings
+
+    comment = (CONFIGS / "selfplay" / "default.yaml").read_text()
+    missing = [f.name for f in fields(SelfPlaySettings) if f.name not in comment]
+    assert not missing, f"configs/selfplay/default.yaml does not name {missing}"
