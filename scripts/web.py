@@ -27,7 +27,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="simulations per move of the AlphaZero opponents (unset: the player's own)")
     p.add_argument("--leaves", type=int, default=None,
                    help="leaves per network call of the AlphaZero opponents (unset: the player's own)")
-    caps = p.add_argument_group("caps (for a server shared with others; see the README)")
+    caps = p.add_argument_group("caps (for a server shared with others; see docs/web.md)")
     caps.add_argument("--max-games", type=int, default=64, help="games kept at once, over all clients")
     caps.add_argument("--games-per-client", type=int, default=8, help="games one client (cookie) keeps")
     caps.add_argument("--idle", type=float, default=3600.0, help="seconds before an untouched game expires")

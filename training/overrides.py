@@ -216,7 +216,7 @@ def settings_help(overrides: Sequence[str] = ()) -> str:
     indent = " " * (key_w + value_w + 6)
     lines = ["usage: hive-train [-m] [GROUP=OPTION ...] [KEY=VALUE ...]",
              "",
-             "AlphaZero-style self-play training (README: Training); rerunning a command resumes its run.",
+             "AlphaZero-style self-play training (docs/training.md); rerunning a command resumes its run.",
              "  hive-train experiment=smoke",
              "  hive-train experiment=cpu model.width=64 seed=3 name=wide",
              "  hive-train -m experiment=ablation search=puct,gumbel16 seed=1,2,3   "

@@ -16,7 +16,7 @@ additions (:class:`ServerLimits`):
   middle of a request is taking it back.
 
 The request body has its own time limit (``web.app``'s ``body_timeout``). A server shared
-with strangers also belongs behind a reverse proxy (per-address limits, TLS); see the README.
+with strangers also belongs behind a reverse proxy (per-address limits, TLS); see docs/web.md.
 """
 
 from __future__ import annotations
