@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from hive_env.board import BLACK_WINS, DRAW, WHITE_WINS
+
 RECENT_GAMES = 500
 """Self-play games (the newest seen) behind the per-checkpoint game length and result shares."""
 
@@ -127,9 +129,9 @@ class Metrics:
         plies, status, truncated = self._recent["plies"], self._recent["status"], self._recent["truncated"]
         if len(plies):
             values.update({"game_length_mean": float(plies.mean()),
-                           "white_wins_share": float((status == 1).mean()),
-                           "black_wins_share": float((status == 2).mean()),
-                           "draw_share": float((status == 3).mean()),
+                           "white_wins_share": float((status == WHITE_WINS).mean()),
+                           "black_wins_share": float((status == BLACK_WINS).mean()),
+                           "draw_share": float((status == DRAW).mean()),
                            "capped_share": float(truncated.mean())})
         self.scalars("selfplay", values, step)
         self._since = (now, games, positions)
