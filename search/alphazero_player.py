@@ -61,6 +61,8 @@ from .mcts import BatchedMCTS, SearchConfig, SearchResult
 from .network import make_evaluator, pick_device
 
 DEFAULT_SIMS = 200
+C_PUCT = SearchConfig.c_puct
+"""The exploration constant at play: the search's own default (``search.mcts.SearchConfig``)."""
 DEFAULT_LEAVES = 4
 """Leaves per network call at play (``leaves=``): chosen by an equal-time match (0.25 s a move,
 20 games a pairing: leaves 4 scored 72.5% against 1 and 52.5% against 8; docs/strength.md)."""
@@ -109,7 +111,7 @@ class AlphaZeroPlayer:
     """
 
     def __init__(self, ckpt: str | Path | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
-                 device: str = "auto", cpuct: float = 1.5, seed: int = 0, name: str = "alphazero",
+                 device: str = "auto", cpuct: float = C_PUCT, seed: int = 0, name: str = "alphazero",
                  clock: Callable[[], float] = time.perf_counter, leaves: int = DEFAULT_LEAVES,
                  backend: str = "auto", time_s: float | None = None, hard: bool = True):
         self.name = name
@@ -294,7 +296,7 @@ class AlphaZeroPlayer:
 
 
 def make_player(seed: int, name: str, ckpt: str | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
-                device: str = "auto", cpuct: float = 1.5, leaves: int = DEFAULT_LEAVES,
+                device: str = "auto", cpuct: float = C_PUCT, leaves: int = DEFAULT_LEAVES,
                 backend: str = "auto", time: float | None = None, hard: bool = True) -> AlphaZeroPlayer:
     """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint, an
     unknown backend or one the device cannot run is a spec error for the user."""
