@@ -58,13 +58,14 @@ def test_the_base_network_is_the_default():
     assert player.step == state["step"] and next(player.model.parameters()).device.type == "cpu"
 
 
-def test_alphazero_without_ckpt_plays_the_network_of_the_games_type():
+def test_alphazero_without_ckpt_plays_the_network_of_the_games_type(unshipped):
     player = make_player("alphazero:sims=8,device=cpu", seed=0)
     assert player.game_type == "Base"
     for game_type in shipped.available():
         move = player.choose(Game(game_type))
         assert move in Game(game_type).legal_moves() and player.game_type == game_type
         assert player.step == read_checkpoint(shipped.network(game_type).checkpoint)["step"]
+    unshipped("Base+M")
     with pytest.raises(PlayerSpecError, match="^player 'alphazero': no network is shipped for Base.M ") as e:
         player.choose(Game("Base+M"))
     assert "\n" not in str(e.value)
@@ -72,7 +73,10 @@ def test_alphazero_without_ckpt_plays_the_network_of_the_games_type():
     assert mine.choose(Game("Base+M")) in Game("Base+M").legal_moves()  # ckpt=: any type, as asked
 
 
-def test_a_type_without_a_shipped_network_is_refused_before_the_game():
+def test_a_type_without_a_shipped_network_is_refused_before_the_game(unshipped, capsys):
+    from scripts.play import main as hive_play
+
+    unshipped("Base+L")
     with pytest.raises(ArenaError, match="no network is shipped for Base\\+L"):
         check_players(ArenaConfig("gauntlet", ("alphazero:sims=8,device=cpu", "random"), 2, "Base+L"))
     engine = UhpEngine("alphazero:sims=8,device=cpu")
@@ -81,10 +85,8 @@ def test_a_type_without_a_shipped_network_is_refused_before_the_game():
     assert reply[0].startswith("err player 'alphazero': no network is shipped for Base+L")
     assert reply[-1] == "ok"
     engine.close()
-    done = subprocess.run([sys.executable, "-m", "scripts.play", "--game-type", "Base+L"], input="resign\n",
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2
-    assert "hive-play: error: player 'alphazero': no network is shipped" in done.stderr
+    assert hive_play(["--game-type", "Base+L"]) == 2  # refused before it reads a move
+    assert "hive-play: error: player 'alphazero': no network is shipped" in capsys.readouterr().err
 
 
 def test_the_shipped_network_beats_greedy_in_a_short_match(tmp_path):

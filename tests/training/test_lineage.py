@@ -70,11 +70,13 @@ def test_resuming_a_child_keeps_its_own_checkpoints_and_parent(parent_run, tmp_p
         train(compose_config([*TINY_RUN, f"run_dir={child}", "train.init_from=shipped"]))
 
 
-def test_a_parent_of_another_shape_or_encoding_is_refused_before_anything_is_written(parent_run, tmp_path):
+def test_a_parent_of_another_shape_or_encoding_is_refused_before_anything_is_written(parent_run, tmp_path,
+                                                                                      unshipped):
     child = tmp_path / "child"
     parent = parent_run / "checkpoints" / "final.pt"
     with pytest.raises(ConfigError, match=r"^train.init_from: .* another network: width 16 \(this run: 24\)"):
         train(compose_config([*TINY_RUN, f"run_dir={child}", f"train.init_from={parent}", "model.width=24"]))
+    unshipped("Base+L")
     state = read_checkpoint(parent)
     state["encoding"]["version"] = -1
     torch.save(state, tmp_path / "old.pt")
@@ -92,8 +94,9 @@ def test_a_parent_of_another_shape_or_encoding_is_refused_before_anything_is_wri
     assert not child.exists()
 
 
-def test_shipped_names_the_network_of_the_runs_game_type():
+def test_shipped_names_the_network_of_the_runs_game_type(unshipped):
     assert resolve("shipped", "Base") == shipped.CHECKPOINT == resolve("shipped:Base", "Base+MLP")
+    unshipped("Base+M")
     with pytest.raises(ConfigError, match="train.init_from=shipped: no network is shipped for Base\\+M "):
         resolve("shipped", "Base+M")
 

@@ -108,7 +108,7 @@ def test_engine_moves_for_each_kind_of_player(client):
         assert len(s["moves"]) == 1 and s["to_move_kind"] == "human" and s["last_move"]["from"] is None
 
 
-def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path):
+def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path, unshipped):
     with TestClient(create_app(tmp_path / "none", move_time=5.0, sims=16)) as c:
         players = c.get("/api/players").json()["players"]
         nets = [p for p in players if p["kind"] == "alphazero"]
@@ -117,6 +117,7 @@ def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path):
         r = c.post(f"/api/games/{s['id']}/engine-move")
         assert r.status_code == 200 and len(r.json()["moves"]) == 1
         # the shipped network of the game's type; a type without one is refused when the game is made
+        unshipped("Base+L")
         r = c.post("/api/games", json={"white": "shipped", "black": "human", "game_type": "Base+L"})
         assert_refused(r, 400, "no network is shipped for Base+L")
         analysis = c.get(f"/api/games/{new_game(c, game_type='Base+L')['id']}/analysis?model=shipped&sims=4")
