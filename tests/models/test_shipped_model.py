@@ -73,9 +73,7 @@ def test_alphazero_without_ckpt_plays_the_network_of_the_games_type(unshipped):
     assert mine.choose(Game("Base+M")) in Game("Base+M").legal_moves()  # ckpt=: any type, as asked
 
 
-def test_a_type_without_a_shipped_network_is_refused_before_the_game(unshipped, capsys):
-    from scripts.play import main as hive_play
-
+def test_a_type_without_a_shipped_network_is_refused_before_the_game(unshipped):
     unshipped("Base+L")
     with pytest.raises(ArenaError, match="no network is shipped for Base\\+L"):
         check_players(ArenaConfig("gauntlet", ("alphazero:sims=8,device=cpu", "random"), 2, "Base+L"))
@@ -85,8 +83,16 @@ def test_a_type_without_a_shipped_network_is_refused_before_the_game(unshipped, 
     assert reply[0].startswith("err player 'alphazero': no network is shipped for Base+L")
     assert reply[-1] == "ok"
     engine.close()
-    assert hive_play(["--game-type", "Base+L"]) == 2  # refused before it reads a move
-    assert "hive-play: error: player 'alphazero': no network is shipped" in capsys.readouterr().err
+    # hive-play in a process of its own, in which Base+L's network is made absent the same way
+    play = ("import sys; from dataclasses import replace; from models import shipped; "
+            "n = shipped.NETWORKS['Base+L']; "
+            "shipped.NETWORKS['Base+L'] = replace(n, checkpoint=n.checkpoint.with_name('not-shipped.pt')); "
+            "sys.argv = ['hive-play', '--game-type', 'Base+L']; "
+            "import runpy; runpy.run_module('scripts.play', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", play], input="resign\n", cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "hive-play: error: player 'alphazero': no network is shipped" in done.stderr
 
 
 def test_the_shipped_network_beats_greedy_in_a_short_match(tmp_path):

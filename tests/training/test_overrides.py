@@ -32,7 +32,7 @@ from helpers import ROOT
     ("trian.lr=0.1", "unknown setting trian.lr: did you mean train.lr? (known: backend, compile, "),
     ("train.lrr=0.1", "unknown setting train.lrr: did you mean train.lr? (known: augment, batch_size, "),
     ("seleplay.games=2", "unknown setting seleplay.games: did you mean selfplay.games or "
-                         "selfplay.shard_games?"),
+                         "selfplay.game_types?"),
     ("experment=smoke", "unknown setting experment: did you mean experiment? (known: "),
     ("+bogus=1", "unknown setting bogus (known: backend, "),
     ("seed.x=1", "unknown setting seed.x: did you mean seed? (known: "),
