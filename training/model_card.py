@@ -23,7 +23,9 @@ _LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 
 
 def run_facts(run_dir: Path) -> dict[str, Any]:
-    """Command, commit, seed, config and wall time of a run, from its directory."""
+    """Command, commit, seed, config and wall time of a run, from its directory. The command of
+    a sweep's job (its directory beside the sweep's ``sweep.json``) is ``hive-train -m`` with that
+    job's overrides, which runs that job alone (pinned to one core)."""
     from omegaconf import OmegaConf
 
     config_text = (run_dir / "config.yaml").read_text()
@@ -39,7 +41,13 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
         fmt = "%Y-%m-%d %H:%M:%S"
         span = datetime.strptime(stamps[-1], fmt) - datetime.strptime(stamps[0], fmt)
         minutes = round(span.total_seconds() / 60, 1)
-    return {"command": " ".join(["hive-train", *map(as_typed, overrides)]), "git": commit,
+    from .sweep import SWEEP_FILE
+
+    words = ["hive-train", *map(as_typed, overrides)]
+    if (run_dir.parent / SWEEP_FILE).is_file():  # one job of a sweep: the sweep of that job alone
+        words[1:1] = ["-m"]
+        words.append(f"hydra.sweep.dir=sweeps/{run_dir.parent.name}")
+    return {"command": " ".join(words), "git": commit, "sweep_job": words[1] == "-m",
             "seed": config.get("seed"), "experiment": config.get("name"), "wall_minutes": minutes,
             "game_type": (config.get("env") or {}).get("game_type", "Base"),
             "ply_cap": (config.get("env") or {}).get("ply_cap"),
@@ -77,7 +85,8 @@ def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict
     checkpoint (training.lineage), ``replaced`` the match it won against the network it replaces
     (``arena.head_to_head``; None for the first of its game type)."""
     return {"name": name, "game_type": game_type, "file": checkpoint.name, "bytes": checkpoint.stat().st_size,
-            "step": step, "model": model_config, "machine": machine(), "run": run, "lineage": lineage,
+            "step": step, "model": model_config, "lineage": lineage, "run": run,
+            "machine": ("one core (a sweep job) of " if run.get("sweep_job") else "") + machine(),
             "replaced": replaced, "ladder": ladder, "equal_time": equal_time}
 
 

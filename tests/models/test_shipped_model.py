@@ -34,12 +34,28 @@ def test_each_shipped_network_is_small_loads_on_cpu_and_has_its_card(game_type):
     for key in ("command", "git", "seed", "wall_minutes"):
         assert key in card["run"]
     assert "pretrain" not in card["run"]  # no warm start exists: the card reports no such flag
-    assert "run_dir=runs/" in card["run"]["command"]  # as a user types it, no path of the machine
+    command = card["run"]["command"]  # as a user types it, no path of the machine
+    sweep_job = "hive-train -m " in command and "hydra.sweep.dir=sweeps/" in command
+    assert "run_dir=runs/" in command or sweep_job
+    assert "=/" not in command
     rows = {r["opponent"]: r for r in card["ladder"]["rows"]}
     assert {"random", "greedy", "alphabeta:depth=2"} <= set(rows)
     assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] > 0 for r in rows.values())
     text = net.model_card.read_text()
     assert card["run"]["command"] in text and "| greedy |" in text
+
+
+def test_a_sweep_jobs_card_gives_the_sweep_of_that_job_alone(tmp_path):
+    from training.model_card import run_facts
+
+    job = tmp_path / "study" / "seed=3+train.max_minutes=5"
+    (job / "hydra").mkdir(parents=True)
+    (job / "config.yaml").write_text("# git: abc1234\nseed: 3\nname: cpu\nenv:\n  game_type: Base\n")
+    (job / "hydra" / "overrides.yaml").write_text("- experiment=cpu\n- seed=3\n- train.max_minutes=5\n")
+    assert run_facts(job)["command"] == "hive-train experiment=cpu seed=3 train.max_minutes=5"
+    (tmp_path / "study" / "sweep.json").write_text("{}")
+    assert run_facts(job)["command"] == ("hive-train -m experiment=cpu seed=3 train.max_minutes=5 "
+                                         "hydra.sweep.dir=sweeps/study")
 
 
 def test_every_game_type_has_a_place_for_its_network():
