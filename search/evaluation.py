@@ -98,16 +98,19 @@ class Evaluation:
 
 
 def trained_game_type(state: dict[str, Any], path: str | Path | None = None) -> str | None:
-    """The game type a checkpoint's network learnt: its lineage's (every checkpoint a run writes
-    now), else its run's config's (``env.game_type``), else the shipped networks' table for a
-    shipped file; None when nothing says (an older checkpoint)."""
+    """The game type a checkpoint's network plays: for a shipped file the type it is shipped for
+    (the shipped networks' table: a Base+MLP network shipped for Base+M plays Base+M), else the
+    type it learnt, its lineage's (every checkpoint a run writes now), else its run's config's
+    (``env.game_type``); None when nothing says (an older checkpoint)."""
+    if path is not None and (shipped_for := shipped.game_type_of(path)) is not None:
+        return shipped_for
     lineage = state.get("lineage")
     if isinstance(lineage, dict) and isinstance(lineage.get("game_type"), str):
         return lineage["game_type"]
     env = (state.get("config") or {}).get("env") if isinstance(state.get("config"), dict) else None
     if isinstance(env, dict) and isinstance(env.get("game_type"), str):
         return env["game_type"]
-    return shipped.game_type_of(path) if path is not None else None
+    return None
 
 
 @dataclass

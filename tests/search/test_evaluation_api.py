@@ -91,7 +91,7 @@ def test_evaluate_many_equals_one_call_each_in_order_across_game_types(base, mon
     assert anything.evaluate_many([]) == []
 
 
-def test_the_shipped_networks_load_by_name(base):
+def test_the_shipped_networks_load_by_name(base, unshipped):
     assert (base.name, base.game_type) == ("base.pt", "Base")
     game = Game.from_string(WIN_IN_ONE)
     ev = base.evaluate(game)
@@ -105,20 +105,23 @@ def test_the_shipped_networks_load_by_name(base):
         opened = Network.load(f)
     assert (opened.name, opened.game_type) == ("base.pt", "Base")
     assert opened.evaluate(Game.from_string(MIDGAME)) == by_path.evaluate(Game.from_string(MIDGAME))
+    assert Network.load("shipped:Base+M").game_type == "Base+M"  # every type has one
+    unshipped("Base+M")
     with pytest.raises(CheckpointError, match=r"^no network is shipped for Base\+M \(shipped: Base, "):
         Network.load("shipped:Base+M")
     with pytest.raises(CheckpointError, match="no checkpoint at"):
         Network.load("no/such/file.pt")
 
 
-def test_bad_input_is_refused_in_one_line(base):
+def test_bad_input_is_refused_in_one_line(base, unshipped):
     over = Game.from_string(WIN_IN_ONE)
     over.play(WIN_IN_ONE_MOVE)
     cases = [
         ([over], r"^the game is over \(WhiteWins\): there is no move to evaluate$"),
         ([Game("Base+MLP")],
          r"^base\.pt learnt Base games, not Base\+MLP: use Network\.load\('shipped:Base\+MLP'\)$"),
-        ([Game("Base+L")], r"^base\.pt learnt Base games, not Base\+L: use a network trained on Base\+L"),
+        ([Game("Base+L")],
+         r"^base\.pt learnt Base games, not Base\+L: use Network\.load\('shipped:Base\+L'\)$"),
         (["Base;NotStarted;White[1]"], r"^evaluate takes a hive_env\.Game, not str \(Game\.from_string"),
         ([Game("Base"), over], r"^game 1: the game is over"),
     ]
@@ -126,6 +129,9 @@ def test_bad_input_is_refused_in_one_line(base):
         with pytest.raises(EvaluationError, match=message) as info:
             base.evaluate_many(games) if len(games) > 1 else base.evaluate(games[0])
         assert "\n" not in str(info.value)
+    unshipped("Base+L")  # a type without a shipped network: train one
+    with pytest.raises(EvaluationError, match=r"^base\.pt learnt Base games, not Base\+L: use a network tr"):
+        base.evaluate(Game("Base+L"))
     assert isinstance(EvaluationError("x"), ValueError)
 
 
