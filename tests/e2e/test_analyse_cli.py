@@ -49,12 +49,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     bad.write_text("this is not a game\n")
     for args, words in [((str(bad),), "bad.txt"),
                         ((str(RECORDS / "games_0.txt"), "--game", "9"), "there is no game 9"),
-                        ((str(RECORDS / "games_0.txt"), "--player", "random"), "--player must be alphazero"),
-                        (("Base+L;NotStarted;White[1]",), "no network is shipped for Base+L")]:
+                        ((str(RECORDS / "games_0.txt"), "--player", "random"), "--player must be alphazero")]:
         done = analyse(*args, timeout=120)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         err = done.stderr.strip()
         assert err.startswith("hive-analyse: error: ") and "\n" not in err and words in err, (args, err)
+    # every game type has a shipped network now (a type without one: tests/models/test_shipped_model.py)
+    done = analyse("Base+L;InProgress;Black[1];wL", "--sims", "4", timeout=120)
+    assert done.returncode == 0 and "(gamestring, Base+L, 1 plies" in done.stdout, (done.stdout, done.stderr)
 
 
 @pytest.mark.slow
