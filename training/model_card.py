@@ -43,11 +43,10 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
         minutes = round(span.total_seconds() / 60, 1)
     from .sweep import SWEEP_FILE
 
-    words = ["hive-train", *map(as_typed, overrides)]
-    if (run_dir.parent / SWEEP_FILE).is_file():  # one job of a sweep: the sweep of that job alone
-        words[1:1] = ["-m"]
-        words.append(f"hydra.sweep.dir=sweeps/{run_dir.parent.name}")
-    return {"command": " ".join(words), "git": commit, "sweep_job": words[1] == "-m",
+    sweep_job = (run_dir.parent / SWEEP_FILE).is_file()  # then the sweep of that job alone
+    words = ["hive-train", *(["-m"] if sweep_job else []), *map(as_typed, overrides),
+             *([f"hydra.sweep.dir=sweeps/{run_dir.parent.name}"] if sweep_job else [])]
+    return {"command": " ".join(words), "git": commit, "sweep_job": sweep_job,
             "seed": config.get("seed"), "experiment": config.get("name"), "wall_minutes": minutes,
             "game_type": (config.get("env") or {}).get("game_type", "Base"),
             "ply_cap": (config.get("env") or {}).get("ply_cap"),
