@@ -13,8 +13,10 @@ player would check them, that the move breaks:
   beside it could have thrown it there, why it cannot.
 
 Freedom to move is told apart from the bug's rule by asking whether the bug would reach the
-cell if gates did not exist (the same search with the gate test dropped). docs/rules.md
-states the rules; ``movegen`` and ``rules`` implement them.
+cell if gates did not exist: the reference rules' reach with their gate test dropped
+(``reference_rules``, ``gates=False``), so the movement rules are written twice in the engine,
+compiled (``movegen``, ``rules``) and as the plain reference, never a third time here.
+docs/rules.md states the rules.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from .movegen import can_step
 from .pieces import (
     ANT,
     BEETLE,
+    BUG_NAMES,
+    BUG_RULES,
     COLOUR_NAMES,
     GRASSHOPPER,
     LADYBUG,
@@ -41,20 +45,8 @@ from .pieces import (
     piece_name,
 )
 from .pinned import articulation_hexes
+from .reference_rules import Position, ant_moves, ladybug_moves, spider_moves
 
-BUG_NAMES = ("Queen", "spider", "beetle", "grasshopper", "ant", "mosquito", "ladybug", "pillbug")
-"""Bug kinds as messages name them (index: ``pieces`` bug ids)."""
-BUG_RULES = (
-    "the Queen slides one cell per move",
-    "a spider slides exactly three cells around the hive, never back over a cell",
-    "a beetle moves one cell per move, onto the hive too",
-    "a grasshopper jumps in a straight line over at least one tile to the first empty cell",
-    "an ant slides any number of cells around the hive",
-    "a mosquito moves as a bug it touches",
-    "a ladybug moves exactly three cells: two over the top of the hive, then one down",
-    "a pillbug slides one cell per move",
-)
-"""Each bug's movement rule in one clause (index: ``pieces`` bug ids)."""
 GATE = "freedom to move: it cannot slide through the gap between two tiles"
 GATE_HIGH = "freedom to move: higher stacks on both sides close the way"
 
@@ -200,12 +192,13 @@ def _bug_reason(lifted: np.ndarray, bug: int, name: str, src: int, dst: int) -> 
         return _step_reason(lifted, src, d)
     if bug == GRASSHOPPER:
         return BUG_RULES[GRASSHOPPER]
+    heights = Position(lifted).height  # the reference's view, the mover lifted
     if bug == LADYBUG:
-        if dst in _ladybug_reach(lifted, src, gates=False):
+        if dst in ladybug_moves(src, heights, gates=False):
             return GATE_HIGH
         return BUG_RULES[LADYBUG]
-    steps = 3 if bug == SPIDER else 0
-    if dst in _slide_reach(lifted, src, steps, gates=False):
+    reach = spider_moves if bug == SPIDER else ant_moves
+    if dst in reach(src, heights, gates=False):
         return GATE
     if bug == ANT:
         return f"{BUG_RULES[ANT]}, but that cell lies in a hole closed in by tiles"
@@ -235,46 +228,6 @@ def _step_reason(lifted: np.ndarray, src: int, d: int) -> str:
 def _height(board: np.ndarray, h: int) -> int:
     t = int(board[TOP + h])
     return 0 if t < 0 else int(board[LEVEL + t]) + 1
-
-
-def _slides(board: np.ndarray, c: int, gates: bool) -> list[int]:
-    """Cells one ground slide from ``c``: empty, touching a flank; with ``gates``, not both."""
-    out = []
-    for d in range(6):
-        n = int(NEIGH[c, d])
-        if board[TOP + n] >= 0:
-            continue
-        left = board[TOP + NEIGH[c, (d + 5) % 6]] >= 0
-        right = board[TOP + NEIGH[c, (d + 1) % 6]] >= 0
-        if (left != right) if gates else (left or right):
-            out.append(n)
-    return out
-
-
-def _slide_reach(board: np.ndarray, src: int, steps: int, gates: bool) -> set[int]:
-    """Cells a slider reaches from ``src``: in exactly ``steps`` slides, never back over a cell
-    (a spider: 3), or in any number (``steps`` 0: an ant); ``gates`` False drops the gate test."""
-    if steps == 0:
-        seen, todo = {src}, [src]
-        while todo:
-            for n in _slides(board, todo.pop(), gates):
-                if n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        return seen - {src}
-    paths = [[src]]
-    for _ in range(steps):
-        paths = [[*p, n] for p in paths for n in _slides(board, p[-1], gates) if n not in p]
-    return {p[-1] for p in paths}
-
-
-def _ladybug_reach(board: np.ndarray, src: int, gates: bool) -> set[int]:
-    """Cells a ladybug reaches from ``src``: two steps on the hive, one down (``gates`` as above)."""
-    def steps(c: int, onto: bool) -> list[int]:
-        return [int(NEIGH[c, d]) for d in range(6)
-                if (board[TOP + NEIGH[c, d]] >= 0) == onto and (not gates or can_step(board, c, d))]
-
-    return {c3 for c1 in steps(src, True) for c2 in steps(c1, True) for c3 in steps(c2, False) if c3 != src}
 
 
 # ----- pillbug throws -------------------------------------------------------------------------

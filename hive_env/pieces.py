@@ -10,6 +10,8 @@ expansions (M = 1, L = 2, P = 4); ``Base`` is 0 and ``Base+MLP`` is 7.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .errors import quoted
@@ -19,15 +21,53 @@ COLOUR_CHARS = "wb"
 COLOUR_NAMES = ("White", "Black")
 
 QUEEN, SPIDER, BEETLE, GRASSHOPPER, ANT, MOSQUITO, LADYBUG, PILLBUG = range(8)
-N_BUGS = 8
-BUG_CHARS = "QSBGAMLP"
+EXP_MOSQUITO, EXP_LADYBUG, EXP_PILLBUG = 1, 2, 4
 
-PIECES_PER_COLOUR = 14
-N_PIECES = 2 * PIECES_PER_COLOUR
+
+@dataclass(frozen=True)
+class Bug:
+    """Every fact about one bug kind that is not movement code (movement: ``movegen``)."""
+
+    letter: str
+    """UHP letter (upper case), as in ``wQ`` or ``bS1``."""
+    name: str
+    """Name in messages and on the page: the Queen is capitalised, as players write it."""
+    count: int
+    """Tiles of this kind per colour."""
+    expansion: int
+    """Expansion bit that brings the bug into a game (0: in every game)."""
+    rule: str
+    """The bug's movement rule in one clause (``explain`` and the page quote it)."""
+
+
+BUGS = (
+    Bug("Q", "Queen", 1, 0, "the Queen slides one cell per move"),
+    Bug("S", "spider", 2, 0, "a spider slides exactly three cells around the hive, never back over a cell"),
+    Bug("B", "beetle", 2, 0, "a beetle moves one cell per move, onto the hive too"),
+    Bug("G", "grasshopper", 3, 0,
+        "a grasshopper jumps in a straight line over at least one tile to the first empty cell"),
+    Bug("A", "ant", 3, 0, "an ant slides any number of cells around the hive"),
+    Bug("M", "mosquito", 1, EXP_MOSQUITO, "a mosquito moves as a bug it touches"),
+    Bug("L", "ladybug", 1, EXP_LADYBUG,
+        "a ladybug moves exactly three cells: two over the top of the hive, then one down"),
+    Bug("P", "pillbug", 1, EXP_PILLBUG, "a pillbug slides one cell per move"),
+)
+"""The bug table, in bug id order (``QUEEN`` .. ``PILLBUG``): every per-bug constant below, the
+notation's letters and regexes, the expansions and the messages derive from it. Adding a bug is
+a row here and its movement in ``movegen``; ``tests/hive_env/test_pieces.py`` names what else
+is missing."""
+N_BUGS = len(BUGS)
+BUG_CHARS = "".join(bug.letter for bug in BUGS)
+BUG_LETTER_CLASS = "[" + BUG_CHARS + BUG_CHARS.lower() + "]"
+"""A regex character class matching one bug letter in either case (for the notation readers)."""
+BUG_NAMES = tuple(bug.name for bug in BUGS)
+BUG_RULES = tuple(bug.rule for bug in BUGS)
 
 # Per bug: first slot and number of copies per colour.
-BUG_FIRST_SLOT = np.array([0, 1, 3, 5, 8, 11, 12, 13], dtype=np.int64)
-BUG_COUNT = np.array([1, 2, 2, 3, 3, 1, 1, 1], dtype=np.int64)
+BUG_COUNT = np.array([bug.count for bug in BUGS], dtype=np.int64)
+BUG_FIRST_SLOT = np.concatenate(([0], np.cumsum(BUG_COUNT)[:-1])).astype(np.int64)
+PIECES_PER_COLOUR = int(BUG_COUNT.sum())
+N_PIECES = 2 * PIECES_PER_COLOUR
 
 PIECE_COLOUR = np.array([p // PIECES_PER_COLOUR for p in range(N_PIECES)], dtype=np.int64)
 PIECE_BUG = np.empty(N_PIECES, dtype=np.int64)
@@ -39,8 +79,9 @@ for _c in range(2):
             PIECE_BUG[_p] = _b
             PIECE_NUMBER[_p] = _i + 1
 
-EXP_MOSQUITO, EXP_LADYBUG, EXP_PILLBUG = 1, 2, 4
-EXPANSION_OF_BUG = {MOSQUITO: EXP_MOSQUITO, LADYBUG: EXP_LADYBUG, PILLBUG: EXP_PILLBUG}
+EXPANSION_OF_BUG = {b: bug.expansion for b, bug in enumerate(BUGS) if bug.expansion}
+_EXPANSION_BITS = tuple(sorted(EXPANSION_OF_BUG.items(), key=lambda item: item[1]))
+_BIT_OF_LETTER = {BUGS[b].letter: bit for b, bit in _EXPANSION_BITS}
 GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
 
 
@@ -60,12 +101,13 @@ def piece_name(piece: int) -> str:
 
 def bug_in_game(bug: int, expansions: int) -> bool:
     """Whether a bug kind is part of the game type with these expansion bits."""
-    return bug < MOSQUITO or bool(expansions & EXPANSION_OF_BUG[bug])
+    bit = BUGS[bug].expansion
+    return not bit or bool(expansions & bit)
 
 
 def game_type_name(expansions: int) -> str:
     """Canonical game type string, letters in the order M, L, P."""
-    letters = "".join(ch for ch, bit in zip("MLP", (1, 2, 4), strict=True) if expansions & bit)
+    letters = "".join(BUGS[b].letter for b, bit in _EXPANSION_BITS if expansions & bit)
     return "Base+" + letters if letters else "Base"
 
 
@@ -81,7 +123,7 @@ def parse_game_type(text: str) -> int:
         raise ValueError(f"unknown game type {quoted(text)} (expected Base or Base+[M][L][P])")
     bits = 0
     for ch in tail.upper():
-        bit = {"M": 1, "L": 2, "P": 4}.get(ch)
+        bit = _BIT_OF_LETTER.get(ch)
         if bit is None or bits & bit:
             raise ValueError(f"unknown game type {quoted(text)} (expected Base or Base+[M][L][P])")
         bits |= bit

@@ -1,4 +1,4 @@
-"""The compiled move generator against the slow pure-Python reference (tests/reference_rules.py).
+"""The compiled move generator against the slow pure-Python reference (hive_env/reference_rules.py).
 
 The reference is written from docs/rules.md alone and shares no code with ``hive_env.movegen``,
 ``hive_env.rules`` or ``hive_env.pinned``, so agreement on many random positions of every
@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reference_rules import reference_moves
 
 from hive_env.board import PASS, POS, TOP
 from hive_env.game import Game
@@ -29,6 +28,7 @@ from hive_env.pieces import (
     PIECES_PER_COLOUR,
     PILLBUG,
 )
+from hive_env.reference_rules import reference_moves
 from hive_env.uhp import parse_move
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "nokamute_uhp_tests.txt"

@@ -1,8 +1,10 @@
 """A slow, pure-Python reference legal-move generator, written straight from docs/rules.md.
 
-This module exists only to cross-check the compiled engine (``hive_env.rules``): it shares
-no code with ``movegen``, ``rules`` or ``pinned`` and deliberately uses the plain, obvious
-algorithm wherever the engine is clever:
+The engine's second statement of the movement rules, for two uses: the tests cross-check the
+compiled engine (``hive_env.rules``) against it, and ``hive_env.explain`` asks it where a tile
+would get with the freedom-to-move gates ignored (``gates=False``), to tell a gate from a bug's
+own rule. It shares no code with ``movegen``, ``rules`` or ``pinned`` and deliberately uses the
+plain, obvious algorithm wherever the engine is clever:
 
 - one hive: lift the tile and run a breadth-first search over the occupied cells
   (the engine uses articulation points);
@@ -26,9 +28,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from hive_env.board import EXPANSIONS, IN_PROGRESS, LAST, LEVEL, PASS, PLY, POS, STATUS, TOP
-from hive_env.grid import N_HEX, NEIGH, ORIGIN
-from hive_env.pieces import (
+from .board import EXPANSIONS, IN_PROGRESS, LAST, LEVEL, PASS, PLY, POS, STATUS, TOP
+from .grid import N_HEX, NEIGH, ORIGIN
+from .pieces import (
     ANT,
     BEETLE,
     BUG_COUNT,
@@ -137,11 +139,12 @@ class Position:
 # mosquitoes climb, and a mosquito on top moves as a beetle).
 
 
-def slides_from(a: int, heights: dict[int, int]) -> list[int]:
+def slides_from(a: int, heights: dict[int, int], gates: bool = True) -> list[int]:
     """Cells one legal ground slide away from ``a``.
 
     Freedom to move and keeping contact, checked literally: the target is empty and
-    exactly one of the two flanking cells is occupied.
+    exactly one of the two flanking cells is occupied (``gates`` False: at least one, the
+    freedom-to-move gate ignored).
     """
     out = []
     for d in range(6):
@@ -149,7 +152,7 @@ def slides_from(a: int, heights: dict[int, int]) -> list[int]:
         if b in heights:
             continue
         f1, f2 = _flanks(a, d)
-        if (f1 in heights) != (f2 in heights):
+        if ((f1 in heights) != (f2 in heights)) if gates else (f1 in heights or f2 in heights):
             out.append(b)
     return out
 
@@ -159,7 +162,7 @@ def queen_moves(a: int, heights: dict[int, int]) -> set[int]:
     return set(slides_from(a, heights))
 
 
-def spider_moves(a: int, heights: dict[int, int]) -> set[int]:
+def spider_moves(a: int, heights: dict[int, int], gates: bool = True) -> set[int]:
     """Spider: the ends of every path of exactly three slides that never revisits a cell
     (the origin included)."""
     out: set[int] = set()
@@ -168,7 +171,7 @@ def spider_moves(a: int, heights: dict[int, int]) -> set[int]:
         if len(path) == 4:
             out.add(cell)
             return
-        for n in slides_from(cell, heights):
+        for n in slides_from(cell, heights, gates):
             if n not in path:
                 walk(n, path + [n])
 
@@ -176,13 +179,13 @@ def spider_moves(a: int, heights: dict[int, int]) -> set[int]:
     return out
 
 
-def ant_moves(a: int, heights: dict[int, int]) -> set[int]:
+def ant_moves(a: int, heights: dict[int, int], gates: bool = True) -> set[int]:
     """Soldier Ant: every cell reachable by one or more slides (BFS), never the origin."""
     seen = {a}
     queue = deque([a])
     while queue:
         cell = queue.popleft()
-        for n in slides_from(cell, heights):
+        for n in slides_from(cell, heights, gates):
             if n not in seen:
                 seen.add(n)
                 queue.append(n)
@@ -226,21 +229,25 @@ def beetle_moves(a: int, heights: dict[int, int]) -> set[int]:
     return out
 
 
-def ladybug_moves(a: int, heights: dict[int, int]) -> set[int]:
+def ladybug_moves(a: int, heights: dict[int, int], gates: bool = True) -> set[int]:
     """Ladybug: climb onto the hive, one step along its top, then one step down into an empty
-    cell other than the origin; every step passes the gate at height."""
+    cell other than the origin; every step passes the gate at height (``gates`` False: none
+    is tested)."""
+    def gated(x: int, d: int) -> bool:
+        return gates and is_gated(x, d, heights)
+
     out = set()
     for d1 in range(6):
         x = _NB[a][d1]
-        if x not in heights or is_gated(a, d1, heights):
+        if x not in heights or gated(a, d1):
             continue
         for d2 in range(6):
             y = _NB[x][d2]
-            if y not in heights or is_gated(x, d2, heights):
+            if y not in heights or gated(x, d2):
                 continue
             for d3 in range(6):
                 z = _NB[y][d3]
-                if z in heights or z == a or is_gated(y, d3, heights):
+                if z in heights or z == a or gated(y, d3):
                     continue
                 out.add(z)
     return out
