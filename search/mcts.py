@@ -203,32 +203,40 @@ class SearchResult:
 
 @dataclass
 class _Search:
-    """The state of one search call (never kept between calls).
-
-    boards/hists: the roots; n_legal [B]; logits [B, M] float32 and values [B] the network's
-    root output; rngs: one per game; ends [B, P] int64 cumulative simulations at the end of
-    each phase (PUCT: one phase; padded with the total), phase [B] the current phase, last [B]
-    the game's last phase, done [B] simulations performed;
-    g [B, M] Gumbel noise and cand [B, M] int8 root candidates (Gumbel only); win_now [B, M] the
-    root moves that win at once (the root checks); leaves: the
-    step's leaf rows; params: the select kernel's settings.
-    """
+    """The state of one search call (never kept between calls); arrays are per game [B] or per
+    game and root move slot [B, M]."""
 
     boards: np.ndarray
+    """[B, BOARD_SIZE] the roots."""
     hists: np.ndarray
+    """[B, HIST] the roots' hash rings."""
     n_legal: np.ndarray
-    logits: np.ndarray
-    values: np.ndarray
+    """[B] legal moves at each root (0: finished)."""
+    root_logits: np.ndarray
+    """[B, M] float32 the network's policy logits at the roots (Gumbel: every root)."""
+    root_values: np.ndarray
+    """[B] the network's values of the roots."""
     rngs: list
-    ends: np.ndarray
+    """One generator per game: root noise and move sampling."""
+    phase_ends: np.ndarray
+    """[B, P] int64 cumulative simulations at the end of each phase (PUCT: one phase; padded
+    with the total)."""
     phase: np.ndarray
-    last: np.ndarray
-    done: np.ndarray
-    g: np.ndarray
-    cand: np.ndarray
-    win_now: np.ndarray
+    """[B] the current phase."""
+    last_phase: np.ndarray
+    """[B] each game's last phase."""
+    sims_done: np.ndarray
+    """[B] simulations performed so far."""
+    gumbel_noise: np.ndarray
+    """[B, M] the Gumbel noise of the root moves (Gumbel only)."""
+    candidates: np.ndarray
+    """[B, M] int8 1 for the root candidates still in the halving (Gumbel only)."""
+    wins_now: np.ndarray
+    """[B, M] bool the root moves that win at once (the root checks)."""
     leaves: LeafBatch
-    params: SelectParams
+    """The step's leaf rows."""
+    select_params: SelectParams
+    """The select kernel's settings."""
 
 
 class BatchedMCTS:
@@ -361,12 +369,12 @@ class BatchedMCTS:
         s = self._start(boards, hists, rngs, add_noise, sims or self.config.sims)
         L = self.config.leaves_per_tree
         while True:
-            target = s.ends[np.arange(B), s.phase]
-            want = np.minimum(target - s.done, L).astype(np.int32)
+            target = s.phase_ends[np.arange(B), s.phase]
+            want = np.minimum(target - s.sims_done, L).astype(np.int32)
             if not want.any():
                 break
             self._step(s, want)
-            phase_over = np.flatnonzero((s.done == target) & (s.phase < s.last))
+            phase_over = np.flatnonzero((s.sims_done == target) & (s.phase < s.last_phase))
             for b in phase_over:
                 self._halve(s, int(b))
             s.phase[phase_over] += 1
@@ -380,9 +388,52 @@ class BatchedMCTS:
         Only roots not expanded yet go to the network (PUCT); the Gumbel root needs every
         root's logits and value (then a kept root is a cache hit)."""
         cfg, B, M = self.config, self.B, self.max_legal
-        t = self.tree
-        count = t.node_count[np.arange(B), t.roots]
-        rows = np.arange(B) if cfg.gumbel else np.flatnonzero(count == UNEXPANDED)
+        count = self.tree.node_count[np.arange(B), self.tree.roots]
+        logits, values, n_legal, root_moves, root_actions, at = self._evaluate_roots(boards, count)
+        fresh = (n_legal > 0) & (count == UNEXPANDED)
+        t = self.tree = grow_tree(self.tree, self.tree.node_capacity,
+                                  int((self.tree.n_edges + np.where(fresh, n_legal, 0)).max()))
+        noise = np.zeros((B, M), np.float64)
+        candidates = np.zeros((B, M), np.int8)
+        wins_now = np.zeros((B, M), bool)
+        ends = []
+        for b in range(B):
+            n = int(n_legal[b])
+            if n == 0:
+                ends.append([0])
+                continue
+            if fresh[b]:
+                self._expand_root(b, n, root_moves[at[b]], root_actions[at[b]], logits[b], float(values[b]))
+            root = t.roots[b]
+            first = int(t.node_first[b, root])
+            lost, wins_now[b, :n] = self._root_tactics(boards[b], hists[b], b, root, first, n)
+            if fresh[b] and t.node_visits[b, root] == 1.0 and t.node_proof[b, root] != UNPROVEN:
+                t.node_wsum[b, root] = float(t.node_proof[b, root]) - 2.0  # its first visit: exact
+            self._set_root_priors(b, first, n, rngs[b], add_noise)
+            if cfg.gumbel:
+                noise[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
+                m = min(cfg.gumbel_m, n)
+                candidates[b, _gumbel_candidates(noise[b, :n] + logits[b, :n], lost, m)] = 1
+                ends.append(gumbel.halving_schedule(sims, m))
+            else:
+                ends.append([sims])
+        phase_ends, last_phase = _schedule(ends)
+        params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
+                              float(cfg.virtual_loss), bool(cfg.gumbel))
+        return _Search(
+            boards=boards, hists=hists, n_legal=n_legal, root_logits=logits, root_values=values, rngs=rngs,
+            phase_ends=phase_ends, phase=np.zeros(B, np.int64), last_phase=last_phase,
+            sims_done=np.zeros(B, np.int64), gumbel_noise=noise, candidates=candidates, wins_now=wins_now,
+            leaves=allocate_leaves(B * cfg.leaves_per_tree),
+            select_params=params,
+        )
+
+    def _evaluate_roots(self, boards: np.ndarray, count: np.ndarray) -> tuple:
+        """The network at the roots that need it (PUCT: those not expanded; Gumbel: all), through
+        the cache. Returns logits [B, M], values [B], n_legal [B] (a kept root's from its tree),
+        the evaluated roots' moves and actions, and each game's row among them (-1: none)."""
+        B, M = self.B, self.max_legal
+        rows = np.arange(B) if self.config.gumbel else np.flatnonzero(count == UNEXPANDED)
         logits = np.full((B, M), NO_LOGIT, np.float32)
         values = np.zeros(B, np.float32)
         n_legal = np.where(count == UNEXPANDED, 0, count).astype(np.int32)
@@ -394,61 +445,38 @@ class BatchedMCTS:
             logits[rows] = lg
             values[rows] = vals
             n_legal[rows] = root_obs["n_legal"]
-        at = np.full(B, -1, np.int64)  # row of each game in the root batch
+        at = np.full(B, -1, np.int64)
         at[rows] = np.arange(rows.size)
-        fresh = (n_legal > 0) & (count == UNEXPANDED)
-        t = self.tree = grow_tree(t, t.node_capacity, int((t.n_edges + np.where(fresh, n_legal, 0)).max()))
-        g = np.zeros((B, M), np.float64)
-        cand = np.zeros((B, M), np.int8)
-        win_now = np.zeros((B, M), bool)
-        ends = []
-        for b in range(B):
-            n = int(n_legal[b])
-            root = t.roots[b]
-            if n == 0:
-                ends.append([0])
-                continue
-            if fresh[b]:
-                first = int(t.n_edges[b])
-                t.n_edges[b] += n
-                t.edge_move[b, first:first + n] = root_moves[at[b], :n]
-                t.edge_action[b, first:first + n] = root_actions[at[b], :n]
-                t.edge_child[b, first:first + n] = NO_NODE
-                t.edge_proof[b, first:first + n] = UNPROVEN
-                t.edge_prior_raw[b, first:first + n] = gumbel.softmax(logits[b, :n])
-                t.node_first[b, root] = first
-                t.node_count[b, root] = n
-                if t.node_visits[b, root] == 0:
-                    t.node_visits[b, root] = 1.0
-                    t.node_wsum[b, root] = float(values[b])
-            first = int(t.node_first[b, root])
-            lost, win_now[b, :n] = self._root_tactics(boards[b], hists[b], b, root, first, n)
-            if fresh[b] and t.node_visits[b, root] == 1.0 and t.node_proof[b, root] != UNPROVEN:
-                t.node_wsum[b, root] = float(t.node_proof[b, root]) - 2.0  # its first visit: exact
-            p = t.edge_prior_raw[b, first:first + n].copy()
-            if add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0 and n > 1:
-                noise = rngs[b].dirichlet(np.full(n, cfg.dirichlet_alpha))
-                p = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
-            t.edge_prior[b, first:first + n] = p
-            if cfg.gumbel:
-                g[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
-                m = min(cfg.gumbel_m, n)
-                score = g[b, :n] + logits[b, :n]
-                if lost.any() and not lost.all():  # proven-lost moves are no candidates
-                    score = np.where(lost, -np.inf, score)
-                top = gumbel.top_candidates(score, m)
-                cand[b, top[~lost[top]] if not lost.all() else top] = 1
-                ends.append(gumbel.halving_schedule(sims, m))
-            else:
-                ends.append([sims])
-        P = max(len(e) for e in ends)
-        ends_arr = np.array([e + [e[-1]] * (P - len(e)) for e in ends], np.int64)
-        last = np.array([len(e) - 1 for e in ends], np.int64)
-        params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
-                              float(cfg.virtual_loss), bool(cfg.gumbel))
-        return _Search(boards, hists, n_legal, logits, values, rngs, ends_arr, np.zeros(B, np.int64), last,
-                       np.zeros(B, np.int64), g, cand, win_now, allocate_leaves(B * cfg.leaves_per_tree),
-                       params)
+        return logits, values, n_legal, root_moves, root_actions, at
+
+    def _expand_root(self, b: int, n: int, moves: np.ndarray, actions: np.ndarray, logits: np.ndarray,
+                     value: float) -> None:
+        """Give game b's unexpanded root its ``n`` edges (raw priors: the softmax of ``logits``)
+        and, on its first visit, the network's ``value``."""
+        t = self.tree
+        root = t.roots[b]
+        first = int(t.n_edges[b])
+        t.n_edges[b] += n
+        t.edge_move[b, first:first + n] = moves[:n]
+        t.edge_action[b, first:first + n] = actions[:n]
+        t.edge_child[b, first:first + n] = NO_NODE
+        t.edge_proof[b, first:first + n] = UNPROVEN
+        t.edge_prior_raw[b, first:first + n] = gumbel.softmax(logits[:n])
+        t.node_first[b, root] = first
+        t.node_count[b, root] = n
+        if t.node_visits[b, root] == 0:
+            t.node_visits[b, root] = 1.0
+            t.node_wsum[b, root] = value
+
+    def _set_root_priors(self, b: int, first: int, n: int, rng: np.random.Generator, add_noise: bool) -> None:
+        """The priors PUCT uses at game b's root: the raw priors, mixed with Dirichlet noise in
+        self-play (PUCT only: the Gumbel root explores by its own noise)."""
+        cfg, t = self.config, self.tree
+        p = t.edge_prior_raw[b, first:first + n].copy()
+        if add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0 and n > 1:
+            noise = rng.dirichlet(np.full(n, cfg.dirichlet_alpha))
+            p = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
+        t.edge_prior[b, first:first + n] = p
 
     def _root_tactics(self, board: np.ndarray, hist: np.ndarray, b: int, root: int, first: int,
                       n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -517,7 +545,7 @@ class BatchedMCTS:
             self.tree = grow_tree(self.tree, nodes, self.tree.edge_capacity)
         leaves = s.leaves
         with launching(parallel):
-            select(self.tree, s.boards, s.hists, want, leaves, s.params, s.cand)
+            select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.candidates)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
             adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
@@ -546,7 +574,7 @@ class BatchedMCTS:
         performed = ((status == LEAF_EVAL) | (status == LEAF_TERMINAL)).sum(axis=1)
         if not performed.any():
             raise RuntimeError("search step performed no simulation (a root not expanded?)")
-        s.done += performed
+        s.sims_done += performed
         self.timings["tree"] += (t1 - t0) + (t4 - t3)
         self.timings["env"] += t2 - t1
         self.timings["net"] += t3 - t2
@@ -574,20 +602,20 @@ class BatchedMCTS:
     def _sigma(self, s: _Search, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Visits [n] and sigma(completed q) [n] of game b's root actions (v_hat: the network's value)."""
         visits, q = self._child_stats(b, n)
-        prior = gumbel.softmax(s.logits[b, :n])
-        completed = gumbel.completed_q(float(s.values[b]), prior, visits, q)
+        prior = gumbel.softmax(s.root_logits[b, :n])
+        completed = gumbel.completed_q(float(s.root_values[b]), prior, visits, q)
         return visits, gumbel.sigma(completed, visits, self.config.gumbel_c_visit, self.config.gumbel_c_scale)
 
     def _halve(self, s: _Search, b: int) -> None:
         """End of a halving phase in game b: keep the better half of its candidates."""
         n = int(s.n_legal[b])
-        alive = np.flatnonzero(s.cand[b, :n] == 1)
+        alive = np.flatnonzero(s.candidates[b, :n] == 1)
         if alive.size <= 1:
             return
         _, sig = self._sigma(s, b, n)
-        keep = gumbel.halve_candidates(alive, s.g[b, :n] + s.logits[b, :n] + sig)
-        s.cand[b, :n] = 0
-        s.cand[b, keep] = 1
+        keep = gumbel.halve_candidates(alive, s.gumbel_noise[b, :n] + s.root_logits[b, :n] + sig)
+        s.candidates[b, :n] = 0
+        s.candidates[b, keep] = 1
 
     def _result(self, s: _Search, temperature) -> SearchResult:
         B, M = self.B, self.max_legal
@@ -596,7 +624,7 @@ class BatchedMCTS:
             moves=np.full((B, M), -1, np.int32), actions=np.full((B, M), -1, np.int32),
             visits=np.zeros((B, M), np.float32), policy=np.zeros((B, M), np.float32),
             n_legal=s.n_legal.copy(), chosen=np.full(B, -1, np.int32),
-            value=np.zeros(B, np.float32), sims_done=s.done.astype(np.int32),
+            value=np.zeros(B, np.float32), sims_done=s.sims_done.astype(np.int32),
             proof=np.zeros(B, np.int8), move_proof=np.zeros((B, M), np.int8),
             proof_plies=np.full(B, -1, np.int32),
         )
@@ -619,11 +647,11 @@ class BatchedMCTS:
             if self.config.gumbel:
                 visits, sig = self._sigma(s, b, n)
                 out.visits[b, :n] = visits
-                out.policy[b, :n] = gumbel.improved_policy(s.logits[b, :n], sig)
-                alive = np.flatnonzero((s.cand[b, :n] == 1) & allowed)
+                out.policy[b, :n] = gumbel.improved_policy(s.root_logits[b, :n], sig)
+                alive = np.flatnonzero((s.candidates[b, :n] == 1) & allowed)
                 if not alive.size:
                     alive = np.flatnonzero(allowed)
-                score = s.g[b, :n] + s.logits[b, :n] + sig
+                score = s.gumbel_noise[b, :n] + s.root_logits[b, :n] + sig
                 out.chosen[b] = alive[np.argmax(score[alive])]
             else:
                 visits, _ = self._child_stats(b, n)
@@ -640,8 +668,24 @@ class BatchedMCTS:
                     out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
             if out.proof[b] in (PROVEN_WIN, PROVEN_LOSS):  # the fastest win, the slowest loss
                 out.chosen[b], out.proof_plies[b] = self._proven_choice(b, int(out.proof[b]), first, n,
-                                                                        out.visits[b, :n], s.win_now[b, :n])
+                                                                        out.visits[b, :n], s.wins_now[b, :n])
         return out
+
+
+def _gumbel_candidates(score: np.ndarray, lost: np.ndarray, m: int) -> np.ndarray:
+    """The root slots of the Gumbel candidates: the ``m`` best of ``score`` (noise + logits),
+    proven-lost moves left out unless every move is lost."""
+    if lost.any() and not lost.all():
+        score = np.where(lost, -np.inf, score)
+    top = gumbel.top_candidates(score, m)
+    return top[~lost[top]] if not lost.all() else top
+
+
+def _schedule(ends: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's phase ends [B, P] (padded with its total) and its last phase [B]."""
+    P = max(len(e) for e in ends)
+    return (np.array([e + [e[-1]] * (P - len(e)) for e in ends], np.int64),
+            np.array([len(e) - 1 for e in ends], np.int64))
 
 
 def _check_room(leaves: LeafBatch) -> None:
