@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from hive_env import Game, HiveError
+from hive_env.records import record_lines
 
 
 class OpeningsError(ValueError):
@@ -94,14 +95,11 @@ def load_openings(path: str | Path, game_type: str | None = None) -> list[str]:
             in progress of the right type (the message names the file and line).
     """
     try:
-        lines = Path(path).read_text().splitlines()
+        lines = record_lines(Path(path).read_text())
     except (OSError, UnicodeDecodeError) as e:
         raise OpeningsError(f"cannot read openings file {path}: {e}") from None
     out: list[str] = []
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
+    for number, text in lines:
         where = f"openings file {path}, line {number}"
         try:
             game = Game.from_string(text)

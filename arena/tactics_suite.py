@@ -28,6 +28,7 @@ import numpy as np
 
 from hive_env import Game, HiveError
 from hive_env.files import write_atomic
+from hive_env.records import record_lines
 from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs, wins_in_two
 from players import make_player
 
@@ -39,10 +40,7 @@ def read_records(path: str | Path) -> list[str]:
     """The GameStrings of a record file: ``games.jsonl`` lines (their ``game_string``) or plain
     lines of GameStrings (blank lines and ``#`` comments skipped)."""
     out = []
-    for line in Path(path).read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    for _, line in record_lines(Path(path).read_text()):
         out.append(json.loads(line)["game_string"] if line.startswith("{") else line)
     return out
 

@@ -66,29 +66,24 @@ class Game:
     # ----- loading -------------------------------------------------------------------------
     @classmethod
     def from_string(cls, text: str, ply_cap: int = 0) -> Game:
-        """A new game from a game type, or a game from a whole GameString.
+        """A new game from a game type, or a game from a whole GameString (its parts cut by
+        :func:`hive_env.uhp.split_game_string`).
 
         State and result are recomputed from the moves; a header that disagrees with them
         is an error.
 
         Raises:
             NotationError: unparsable game type, state, turn or move.
-            GameStringError: the header's GameState or Turn disagrees with the moves, or a
-                move is illegal at its point in the game.
+            GameStringError: two parts only, the header's GameState or Turn disagrees with the
+                moves, or a move is illegal at its point in the game.
         """
-        parts = [p.strip() for p in text.strip().split(";")]
-        if len(parts) == 1:
-            return cls(parts[0], ply_cap)
-        if len(parts) < 3:
-            raise GameStringError(
-                f"{quoted(text)} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
-            )
-        while len(parts) > 3 and parts[-1] == "":
-            parts.pop()
-        game = cls(parts[0], ply_cap)
-        state = uhp.parse_state(parts[1])
-        turn_ply = uhp.parse_turn(parts[2])
-        for i, ms in enumerate(parts[3:], start=1):
+        parts = uhp.split_game_string(text)
+        game = cls(parts.game_type, ply_cap)
+        if parts.state is None or parts.turn is None:
+            return game
+        state = uhp.parse_state(parts.state)
+        turn_ply = uhp.parse_turn(parts.turn)
+        for i, ms in enumerate(parts.moves, start=1):
             try:
                 game.play(ms)
             except HiveError as e:
@@ -96,7 +91,8 @@ class Game:
         if game.state != state:
             raise GameStringError(f"GameState {state} disagrees with the moves, which give {game.state}")
         if turn_ply != game.ply:
-            raise GameStringError(f"Turn {parts[2]} disagrees with the moves, which give {game.turn_string}")
+            raise GameStringError(f"Turn {parts.turn} disagrees with the moves, which give "
+                                  f"{game.turn_string}")
         return game
 
     @classmethod

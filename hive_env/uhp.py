@@ -10,20 +10,26 @@ too: a reference names its stack's hex). Printing is deterministic:
   then says where the destination lies from the reference: ``ref/`` NE, ``ref-`` E,
   ``ref\\`` SE, ``/ref`` SW, ``-ref`` W, ``\\ref`` NW;
 - the first tile of the game has no reference; a pass is ``pass``.
+
+A GameString (``GameType;GameState;Turn;move;move...``) is cut into its parts by
+:func:`split_game_string` (its fields by :func:`game_string_fields`), the one rule every reader of
+GameStrings follows.
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 
 from .board import BELOW, PASS, POS, TOP, move_dest, move_of, move_piece
-from .errors import IllegalMoveError, NotationError, quoted
+from .errors import GameStringError, IllegalMoveError, NotationError, quoted
 from .grid import NE, NEIGH, NW, ORIGIN, SE, SW, E, W
 from .pieces import (
     BUG_CHARS,
     BUG_COUNT,
+    BUG_LETTER_CLASS,
     COLOUR_CHARS,
     N_PIECES,
     bug_in_game,
@@ -33,7 +39,7 @@ from .pieces import (
 )
 
 STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
-_PIECE_RE = re.compile(r"^([wb])([qsbgamlp])(\d*)$", re.IGNORECASE)
+_PIECE_RE = re.compile(rf"^([{COLOUR_CHARS}])({BUG_LETTER_CLASS})(\d*)$", re.IGNORECASE)
 _TURN_RE = re.compile(r"^(white|black)\[(\d{1,9})\]$", re.IGNORECASE)  # 9 digits: int() stays cheap
 _PREFIX_DIR = {"/": SW, "-": W, "\\": NW}
 _SUFFIX_DIR = {"/": NE, "-": E, "\\": SE}
@@ -156,3 +162,40 @@ def parse_turn(text: str) -> int:
     if not m or int(m.group(2)) < 1:
         raise NotationError(f"{quoted(text)} is not a Turn (expected White[n] or Black[n], n >= 1)")
     return (int(m.group(2)) - 1) * 2 + (m.group(1).lower() == "black")
+
+
+class GameStringParts(NamedTuple):
+    """A GameString cut at its ``;``, each part stripped and none parsed. A bare game type
+    (``Base+MLP``: a game with no moves) has no state, turn or moves."""
+
+    game_type: str
+    state: str | None
+    turn: str | None
+    moves: tuple[str, ...]
+
+
+def game_string_fields(text: str) -> list[str]:
+    """The one rule that cuts a GameString: its ``;``-separated fields, each stripped of spaces,
+    without the empty fields that trailing ``;`` leave after the Turn (``...;White[2];wS1;`` has
+    one move). Never refuses: for counting moves (``len - 3``) or naming the game type (the first)
+    of text that may not be a GameString."""
+    fields = [f.strip() for f in text.strip().split(";")]
+    while len(fields) > 3 and fields[-1] == "":
+        fields.pop()
+    return fields
+
+
+def split_game_string(text: str) -> GameStringParts:
+    """The parts of a GameString or a bare game type, cut by :func:`game_string_fields`.
+
+    Raises:
+        GameStringError: two fields (``Base;InProgress``), which is neither.
+    """
+    fields = game_string_fields(text)
+    if len(fields) == 1:
+        return GameStringParts(fields[0], None, None, ())
+    if len(fields) == 2:
+        raise GameStringError(
+            f"{quoted(text)} is not a GameString (expected GameType;GameState;Turn[;Move]...)"
+        )
+    return GameStringParts(fields[0], fields[1], fields[2], tuple(fields[3:]))

@@ -5,7 +5,7 @@
     hive-analyse HV-a-b-2019-01-01-1234.sgf --player "alphazero:ckpt=runs/x/checkpoints/best.pt"
 
 GAME is a UHP GameString, a file of them (hive-play's records, self-play's ``games_<worker>.txt``),
-an arena ``games.jsonl``, a Mzinga PGN or a boardspace SGF (``hive_env.game_records`` says what
+an arena ``games.jsonl``, a Mzinga PGN or a boardspace SGF (``hive_env.records`` says what
 of each is read). Prints a table: White's expected score before each move, the search's best move
 and its visit share, the played move's rank and the drop in the mover's expected score, and the
 marks (``search.review``: inaccuracy / mistake / blunder by the drop; missed win / allowed win
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from hive_env import HiveError
-from hive_env.game_records import read_game
+from hive_env.records import read_game
 from players import PlayerSpecError
 from players.registry import check_spec, parse_spec
 

@@ -7,7 +7,7 @@
     hive-show "Base;InProgress;White[2];wS1;bS1 wS1-"
 
 A record is a UHP GameString, a file of them (``hive-play --out``, self-play's games), an arena
-``games.jsonl``, a Mzinga PGN or a boardspace SGF, read by ``hive_env.game_records`` (as
+``games.jsonl``, a Mzinga PGN or a boardspace SGF, read by ``hive_env.records`` (as
 ``hive-analyse`` reads them); ``--game N`` picks the N-th game of a file (default the first),
 and an N past the end is refused, naming how many games the file holds. The PNG marks the last
 move (an outline on the moved tile's cell, a faint hexagon where it came from) and is sized to
@@ -21,8 +21,7 @@ import sys
 
 from hive_env import Game, HiveError
 from hive_env.display.text import render_board, use_colour
-from hive_env.game_records import read_game
-from hive_env.records import at_ply, last_move_hexes
+from hive_env.records import at_ply, last_move_hexes, read_game
 
 
 def main(argv: list[str] | None = None) -> int:

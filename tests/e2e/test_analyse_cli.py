@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from hive_env.game_records import read_game
+from hive_env.records import read_game
 
 from helpers import ROOT
 

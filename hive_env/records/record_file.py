@@ -1,25 +1,27 @@
-"""Game record files: one UHP GameString a line, as ``hive-play --out`` writes them.
+"""hive-play's record files: one UHP GameString a line, as ``hive-play --out`` writes them, and a
+game at a ply.
 
-``hive-show`` draws a record at a ply and ``hive-play --from`` continues one; both read it with
-:func:`read_record`, which also takes a GameString itself.
+``hive-show`` draws a record at a ply and ``hive-play --from`` continues one; ``hive-play`` reads it
+with :func:`read_record`, which also takes a GameString itself.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .board import PASS, POS, move_dest, move_piece
-from .errors import GameStringError, HiveError
-from .files import write_atomic
-from .game import Game
-from .pieces import GAME_TYPES
+from ..board import PASS, POS, move_dest, move_piece
+from ..errors import GameStringError, HiveError
+from ..files import write_atomic
+from ..game import Game
+from ..pieces import GAME_TYPES
+from .common import record_lines
 
 
 def read_record(source: str) -> Game:
     """The game of a GameString, or of the file ``source`` names when one exists.
 
-    In a file, blank lines and ``#`` comment lines are skipped; a file of several games (an
-    openings file) gives its first.
+    In a file, blank lines and ``#`` comment lines are skipped (:func:`record_lines`); a file of
+    several games (an openings file) gives its first.
 
     Raises:
         HiveError: the file holds no GameString, or the GameString is bad (its message says
@@ -31,11 +33,10 @@ def read_record(source: str) -> Game:
             content = Path(source).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise GameStringError(f"cannot read {source}: {e}") from None
-        lines = [ln.strip() for ln in content.splitlines()]
-        lines = [ln for ln in lines if ln and not ln.startswith("#")]
+        lines = record_lines(content)
         if not lines:
             raise GameStringError(f"{source} holds no GameString")
-        text = lines[0]
+        text = lines[0][1]
     elif ";" not in source and source.strip() not in GAME_TYPES:
         raise GameStringError(f"{source!r} is neither a file nor a GameString")
     try:

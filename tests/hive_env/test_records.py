@@ -1,4 +1,4 @@
-"""Game records in five formats (``hive_env.game_records``): what each reader reads, that the same
+"""Game records in five formats (``hive_env.records``): what each reader reads, that the same
 game reads the same from every format, and what is refused, in one line.
 
 The fixtures in ``tests/data/records/`` (their README says where each comes from) hold real-looking
@@ -15,9 +15,10 @@ import pytest
 
 from hive_env import PASS, Game
 from hive_env.board import POS, move_dest, move_piece
-from hive_env.game_records import FORMATS_READ, RecordError, _tile, read_game, read_games
 from hive_env.grid import qr_of
 from hive_env.pieces import PIECE_COLOUR
+from hive_env.records import FORMATS_READ, RecordError, read_game, read_games
+from hive_env.records.sgf import _tile
 
 from helpers import GAME_TYPES, ROOT
 
