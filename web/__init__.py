@@ -6,6 +6,9 @@
 - ``limits``: search slots: engines and analyses in a bounded fair queue, off the cheap pool
 - ``sessions``: games in memory by id and owner, engines thinking off the event loop
 - ``analysis``: the network's win/draw/loss value, priors and search visit shares
+- ``bodies``: the API's request bodies, strictly typed, and the checks on their text
+- ``state``: the app's parts (``app.state.server``) and the request's owner, as route dependencies
+- ``routes``: the endpoints, one ``APIRouter`` per concern (page, games, analysis, review)
 - ``app``: the FastAPI app factory (JSON API, OpenAPI at /docs, the static page)
 - ``serve``: uvicorn under connection caps (connections, request-head timeout, half-close)
 - ``static/``: index.html, app.js, style.css (no build step, nothing from a CDN)

@@ -21,7 +21,7 @@ of its time limit, never added to it. A search that runs past its deadline is an
 its simulations and its client's turn are given back only when the thread ends, so a timed-out
 search still counts against the bounds while it really runs.
 
-Any route takes a slot the same way (``slots = app.state.search_slots``)::
+Any route takes a slot the same way (``slots = app.state.server.search_slots``)::
 
     deadline = time.monotonic() + seconds          # starts when the request arrives
     try:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections import Counter
 
 import pytest
 from fastapi.testclient import TestClient
 
 from hive_env import Game
+from hive_env.pieces import BUG_RULES
 from models.gnn import build_model
 from search.alphazero_player import DEFAULT_LEAVES
 from search.checkpoint import save_checkpoint
@@ -20,7 +22,7 @@ from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE, assert_refused
 
 
 @pytest.fixture(scope="module")
-def models_dir(tmp_path_factory):
+def listing_models(tmp_path_factory):
     """A models directory holding one tiny untrained checkpoint, a damaged one, and a link
     leading out of the directory."""
     root = tmp_path_factory.mktemp("models")
@@ -33,9 +35,9 @@ def models_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def client(models_dir):
-    with TestClient(create_app(models_dir, move_time=5.0, sims=16)) as c:
-        yield c
+def app_models(listing_models):
+    """``client`` (tests/web/conftest.py) serves the listing's directory."""
+    return listing_models
 
 
 def new_game(client, **body) -> dict:
@@ -45,7 +47,7 @@ def new_game(client, **body) -> dict:
 
 
 # ----- the endpoints --------------------------------------------------------------------------
-def test_players_are_an_allow_list_by_id(client, models_dir):
+def test_players_are_an_allow_list_by_id(client, listing_models):
     r = client.get("/api/players")
     assert r.status_code == 200
     ids = [p["id"] for p in r.json()["players"]]
@@ -54,8 +56,21 @@ def test_players_are_an_allow_list_by_id(client, models_dir):
         assert i in ids
     ckpts = [i for i in ids if i.startswith("ckpt-")]
     assert len(ckpts) == 1  # the damaged file and the link out of the directory are not listed
-    assert str(models_dir) not in r.text and "secret" not in r.text and "broken" not in r.text
+    assert str(listing_models) not in r.text and "secret" not in r.text and "broken" not in r.text
     assert r.json()["game_types"][0] == "Base" and r.json()["game_types"][-1] == "Base+MLP"
+
+
+def test_the_bug_table_names_each_kind_as_the_page_shows_it(client):
+    r = client.get("/api/bugs")
+    assert r.status_code == 200
+    bugs, sides = r.json()["bugs"], r.json()["sides"]
+    assert [(b["letter"], b["name"], b["count"], b["expansion"]) for b in bugs] == [
+        ("Q", "Queen", 1, 0), ("S", "Spider", 2, 0), ("B", "Beetle", 2, 0), ("G", "Grasshopper", 3, 0),
+        ("A", "Ant", 3, 0), ("M", "Mosquito", 1, 1), ("L", "Ladybug", 1, 2), ("P", "Pillbug", 1, 4)]
+    assert [b["rule"] for b in bugs] == list(BUG_RULES)
+    assert sides == [{"colour": "white", "name": "White"}, {"colour": "black", "name": "Black"}]
+    reserve = new_game(client, game_type="Base+MLP")["reserves"]["white"]  # the counts are the trays'
+    assert Counter(t["bug"] for t in reserve) == {b["letter"]: b["count"] for b in bugs}
 
 
 def test_new_game_state_holds_what_the_page_draws(client):
@@ -238,16 +253,16 @@ def test_malformed_game_string(client, game, text):
     "uhp:cmd=/bin/sh", "uhp:cmd=hive-uhp", "alphazero:ckpt=/etc/passwd", "../x.pt", "ckpt-000000000000",
     "alphabeta:depth=9", "alphabeta-5", "escape.pt", "broken.pt",
 ])
-def test_forbidden_players(client, game, models_dir, player):
+def test_forbidden_players(client, game, listing_models, player):
     gid, unchanged = game
-    n = len(client.app.state.store)
+    n = len(client.app.state.server.store)
     for seat in ("white", "black"):
         assert_refused(client.post("/api/games", json={seat: player}), 400, "unknown player")
     for path in ("run1/checkpoints/ckpt_1.pt", "/run1/checkpoints/ckpt_1.pt"):  # a path is never an id
         assert_refused(client.post("/api/games", json={"white": path}), 400, "unknown player")
     assert_refused(client.get(f"/api/games/{gid}/analysis", params={"model": player, "sims": 0}), 400,
                    "unknown model")
-    assert len(client.app.state.store) == n
+    assert len(client.app.state.server.store) == n
     unchanged()
 
 
@@ -312,8 +327,8 @@ def test_bad_json_and_moves_out_of_turn(client, game):
 
 
 # ----- limits -----------------------------------------------------------------------------------
-def test_sessions_are_capped_and_expire(models_dir):
-    with TestClient(create_app(models_dir, max_sessions=2, idle_s=0.5)) as c:
+def test_sessions_are_capped_and_expire(listing_models):
+    with TestClient(create_app(listing_models, max_sessions=2, idle_s=0.5)) as c:
         ids = [new_game(c)["id"] for _ in range(3)]
         assert_refused(c.get(f"/api/games/{ids[0]}"), 404)  # this client's least recently used went
         assert c.get(f"/api/games/{ids[2]}").status_code == 200
@@ -332,9 +347,9 @@ class _SlowPlayer:
         pass
 
 
-def test_a_slow_engine_times_out_and_the_game_is_unchanged(models_dir):
-    app = create_app(models_dir, engine_timeout=0.3)
-    app.state.catalogue.build = lambda entry, seed=0: _SlowPlayer()
+def test_a_slow_engine_times_out_and_the_game_is_unchanged(listing_models):
+    app = create_app(listing_models, engine_timeout=0.3)
+    app.state.server.catalogue.build = lambda entry, seed=0: _SlowPlayer()
     with TestClient(app) as c:
         s = c.post("/api/games", json={"white": "random", "black": "human"}).json()
         t = time.perf_counter()
@@ -354,9 +369,9 @@ def test_hive_web_refuses_bad_arguments():
 
 def test_alphazero_opponents_take_the_servers_leaves(tmp_path):
     app = create_app(tmp_path / "none", move_time=5.0, sims=16, leaves=4)
-    catalogue = app.state.catalogue
+    catalogue = app.state.server.catalogue
     shipped = next(e for e in catalogue.entries() if e.kind == "alphazero")
     player = catalogue.build(shipped)
     assert player.config.leaves_per_tree == 4 and player.sims == 16
-    default = create_app(tmp_path / "none").state.catalogue.build(shipped)
+    default = create_app(tmp_path / "none").state.server.catalogue.build(shipped)
     assert default.config.leaves_per_tree == DEFAULT_LEAVES

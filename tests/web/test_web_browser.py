@@ -18,8 +18,6 @@ import shutil
 import pytest
 
 from hive_env import Game
-from models.gnn import build_model
-from search.checkpoint import save_checkpoint
 
 from helpers import MIDGAME, ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE, serving
 
@@ -34,7 +32,7 @@ def _missing(what: str):
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tiny_models):
     """hive-web on a free port, serving a tiny untrained checkpoint; yields its URL."""
     try:
         import uvicorn  # noqa: F401  (hive-web's server)
@@ -42,9 +40,7 @@ def server(tmp_path_factory):
         from web import create_app
     except ImportError as e:
         _missing(f"a server package ({e.name})")
-    models = tmp_path_factory.mktemp("models")
-    save_checkpoint(models / "tiny" / "ckpt_1.pt", build_model("tiny"))
-    with serving(create_app(models, sims=16)) as port:
+    with serving(create_app(tiny_models, sims=16)) as port:
         yield f"http://127.0.0.1:{port}"
 
 
@@ -104,6 +100,20 @@ def test_the_opponent_list_offers_the_shipped_network_and_defaults_to_the_newest
     assert options[:3] == ["human", "shipped", "newest"]
     assert page.input_value("#opponent") == "newest"  # the models directory holds a checkpoint
     assert "shipped network" in page.inner_text("#opponent option[value=shipped]")
+
+
+def test_the_trays_and_tiles_name_the_bugs_and_sides(page):
+    """The names come from the server's bug table (GET /api/bugs): the same text as the table
+    the page once held; a tile has a number when its kind has several copies."""
+    load(page, "Base+MLP;InProgress;White[2];wS1;bM wS1-")
+    assert page.eval_on_selector_all("#tray-bottom .reserve-tile", "els => els.map(e => e.title)") == [
+        "Queen (1 left)", "Spider (1 left)", "Beetle (2 left)", "Grasshopper (3 left)", "Ant (3 left)",
+        "Mosquito (1 left)", "Ladybug (1 left)", "Pillbug (1 left)"]
+    assert page.inner_text("#tray-bottom .tray-label") == "White"
+    assert page.inner_text("#tray-top .tray-label") == "Black"
+    assert page.inner_text("#status").startswith("Base+MLP: White to move (a person)")
+    assert page.text_content(".cell[data-piece='wS1'] text.num") == "1"
+    assert page.locator(".cell[data-piece='bM'] text.num").count() == 0
 
 
 def test_play_a_whole_game_by_clicking(page, server):

@@ -52,7 +52,9 @@ def clock():
 
 
 @pytest.fixture
-def client(tmp_path, clock):
+def clock_client(tmp_path, clock):
+    """A fresh app for each test, its games' clocks on ``clock`` (not the module-wide ``client``
+    of tests/web/conftest.py)."""
     with TestClient(create_app(tmp_path / "none", move_time=5.0, sims=16, clock=clock)) as c:
         yield c
 
@@ -69,59 +71,59 @@ def play(client, gid: str, move: str) -> dict:
     return r.json()
 
 
-def test_no_clock_is_a_game_as_before(client, clock):
+def test_no_clock_is_a_game_as_before(clock_client, clock):
     for body in ({}, {"clock": None}, {"clock": ""}, {"clock": "  "}):
-        s = new_game(client, **body)
+        s = new_game(clock_client, **body)
         assert s["clock"] is None
         clock.advance(10_000)
-        s = play(client, s["id"], "wS1")
+        s = play(clock_client, s["id"], "wS1")
         assert s["clock"] is None and s["result"] is None
-        assert client.post(f"/api/games/{s['id']}/undo").json()["moves"] == []
+        assert clock_client.post(f"/api/games/{s['id']}/undo").json()["moves"] == []
 
 
-def test_a_persons_time_runs_from_the_start_of_their_turn_and_the_increment_is_added(client, clock):
-    s = new_game(client, clock="60 + 1")
+def test_a_persons_time_runs_from_the_start_of_their_turn_and_the_increment_is_added(clock_client, clock):
+    s = new_game(clock_client, clock="60 + 1")
     assert s["clock"] == {"control": "60+1", "remaining": [60, 60], "running": 0, "flagged": None}
     gid = s["id"]
     clock.advance(5)
-    assert client.get(f"/api/games/{gid}").json()["clock"]["remaining"] == [55, 60]
-    s = play(client, gid, "wS1")
+    assert clock_client.get(f"/api/games/{gid}").json()["clock"]["remaining"] == [55, 60]
+    s = play(clock_client, gid, "wS1")
     assert s["clock"]["remaining"] == [56, 60] and s["clock"]["running"] == 1  # 60 - 5 + 1
     clock.advance(2.5)
-    assert client.get(f"/api/games/{gid}/legal-moves").json()["legal_moves"]  # asking costs nothing
-    assert client.get(f"/api/games/{gid}").json()["clock"]["remaining"] == [56, 57.5]
+    assert clock_client.get(f"/api/games/{gid}/legal-moves").json()["legal_moves"]  # asking costs nothing
+    assert clock_client.get(f"/api/games/{gid}").json()["clock"]["remaining"] == [56, 57.5]
     # an illegal move is refused and the clock runs on
-    assert_refused(client.post(f"/api/games/{gid}/play", json={"move": "wQ wS1-"}), 400, "illegal move")
+    assert_refused(clock_client.post(f"/api/games/{gid}/play", json={"move": "wQ wS1-"}), 400, "illegal move")
     clock.advance(0.5)
-    s = play(client, gid, "bS1 wS1-")
+    s = play(clock_client, gid, "bS1 wS1-")
     assert s["clock"]["remaining"] == [56, 58] and s["clock"]["running"] == 0  # 60 - 3 + 1
     assert s["result"] is None and s["state"] == "InProgress"
 
 
-def test_an_engine_searches_the_share_and_is_charged_what_it_took(client, clock):
+def test_an_engine_searches_the_share_and_is_charged_what_it_took(clock_client, clock):
     engine = RecordingPlayer(clock, takes=1.5)
-    client.app.state.catalogue.build = lambda entry, seed=0: engine
-    s = client.post("/api/games", json={"white": "human", "black": "random", "clock": "60+1"}).json()
+    clock_client.app.state.server.catalogue.build = lambda entry, seed=0: engine
+    s = clock_client.post("/api/games", json={"white": "human", "black": "random", "clock": "60+1"}).json()
     gid = s["id"]
     clock.advance(3)
-    s = play(client, gid, "wS1")
+    s = play(clock_client, gid, "wS1")
     assert s["clock"]["remaining"] == [58, 60] and s["clock"]["running"] == 1
     clock.advance(4)  # the page's round trip: an engine's clock runs only while it is asked to move
-    assert client.get(f"/api/games/{gid}").json()["clock"]["remaining"] == [58, 60]
-    s = client.post(f"/api/games/{gid}/engine-move").json()
+    assert clock_client.get(f"/api/games/{gid}").json()["clock"]["remaining"] == [58, 60]
+    s = clock_client.post(f"/api/games/{gid}/engine-move").json()
     assert engine.budgets == [Budget(time_s=GameClock(ClockControl(60, 1)).share(1))]
     assert engine.budgets[0].time_s == pytest.approx(59.95 / 25 + 1)
     assert len(s["moves"]) == 2 and s["clock"]["remaining"] == [58, 59.5]  # 60 - 1.5 + 1
     assert s["clock"]["running"] == 0
     clock.advance(1)
-    s = play(client, gid, s["legal_moves"][0]["move"])
+    s = play(clock_client, gid, s["legal_moves"][0]["move"])
     assert s["clock"]["remaining"] == [58, 59.5]  # 58 - 1 + 1
-    s = client.post(f"/api/games/{gid}/engine-move").json()
+    s = clock_client.post(f"/api/games/{gid}/engine-move").json()
     assert engine.budgets[1].time_s == pytest.approx(GameClock(ClockControl(60, 1), [58, 59.5]).share(1))
 
 
-def test_engines_keep_their_depth_or_simulations_under_the_clock(client):
-    catalogue = client.app.state.catalogue
+def test_engines_keep_their_depth_or_simulations_under_the_clock(clock_client):
+    catalogue = clock_client.app.state.server.catalogue
     assert catalogue.clock_budget(catalogue.entry("alphabeta-2"), 3.0) == Budget(time_s=3.0, depth=2)
     assert catalogue.clock_budget(catalogue.entry("shipped"), 3.0) == Budget(time_s=3.0, sims=16)
     assert catalogue.clock_budget(catalogue.entry("greedy"), 3.0) == Budget(time_s=3.0)
@@ -131,7 +133,7 @@ def test_engines_keep_their_depth_or_simulations_under_the_clock(client):
 def test_the_share_is_capped_by_the_move_time_and_the_engine_timeout(tmp_path, clock, limits, cap):
     app = create_app(tmp_path / "none", clock=clock, **limits)
     engine = RecordingPlayer(clock, takes=0.5)
-    app.state.catalogue.build = lambda entry, seed=0: engine
+    app.state.server.catalogue.build = lambda entry, seed=0: engine
     with TestClient(app) as c:
         s = c.post("/api/games", json={"white": "random", "black": "human", "clock": "900+10"}).json()
         s = c.post(f"/api/games/{s['id']}/engine-move").json()
@@ -151,56 +153,57 @@ def test_real_engines_play_in_a_clock_game(tmp_path):
                 assert white < 60, (engine, s["clock"])
 
 
-def test_a_flag_falls_without_a_move_and_ends_the_game(client, clock):
-    s = client.post("/api/games", json={"white": "human", "black": "random", "clock": "2+0"}).json()
+def test_a_flag_falls_without_a_move_and_ends_the_game(clock_client, clock):
+    s = clock_client.post("/api/games", json={"white": "human", "black": "random", "clock": "2+0"}).json()
     gid = s["id"]
     clock.advance(1.9)
-    s = client.get(f"/api/games/{gid}").json()
+    s = clock_client.get(f"/api/games/{gid}").json()
     assert s["result"] is None and s["clock"]["remaining"] == [0.1, 2]
     clock.advance(0.2)
-    s = client.get(f"/api/games/{gid}").json()
+    s = clock_client.get(f"/api/games/{gid}").json()
     assert s["clock"] == {"control": "2+0", "remaining": [0, 2], "running": None, "flagged": 0}
     assert s["result"] == {"state": "BlackWins", "winner": "black", "reason": "time forfeit",
                            "flagged": "white", "text": "White loses on time: Black wins"}
     assert s["state"] == "BlackWins" and s["legal_moves"] == [] and s["moves"] == []
     assert s["game_string"] == "Base;NotStarted;White[1]"  # the board's own state: it loads
-    assert client.get(f"/api/games/{gid}/legal-moves").json()["legal_moves"] == []
-    assert_refused(client.post(f"/api/games/{gid}/play", json={"move": "wS1"}), 409, "White lost on time")
-    assert_refused(client.post(f"/api/games/{gid}/engine-move"), 409, "over")
-    assert_refused(client.post(f"/api/games/{gid}/undo"), 409, "clock")
+    assert clock_client.get(f"/api/games/{gid}/legal-moves").json()["legal_moves"] == []
+    assert_refused(clock_client.post(f"/api/games/{gid}/play", json={"move": "wS1"}), 409,
+                   "White lost on time")
+    assert_refused(clock_client.post(f"/api/games/{gid}/engine-move"), 409, "over")
+    assert_refused(clock_client.post(f"/api/games/{gid}/undo"), 409, "clock")
     clock.advance(100)
-    assert client.get(f"/api/games/{gid}").json() == s  # nothing runs any more
+    assert clock_client.get(f"/api/games/{gid}").json() == s  # nothing runs any more
 
 
-def test_a_flag_falls_on_the_move_that_comes_too_late(client, clock):
-    s = new_game(client, clock="10+5")
+def test_a_flag_falls_on_the_move_that_comes_too_late(clock_client, clock):
+    s = new_game(clock_client, clock="10+5")
     gid = s["id"]
-    play(client, gid, "wS1")
+    play(clock_client, gid, "wS1")
     clock.advance(10.01)
-    late = client.post(f"/api/games/{gid}/play", json={"move": "bS1 wS1-"})
+    late = clock_client.post(f"/api/games/{gid}/play", json={"move": "bS1 wS1-"})
     assert_refused(late, 409, "Black lost on time")
-    s = client.get(f"/api/games/{gid}").json()
+    s = clock_client.get(f"/api/games/{gid}").json()
     assert s["moves"] == ["wS1"] and s["result"]["text"] == "Black loses on time: White wins"
     assert s["clock"]["remaining"] == [15, 0] and s["clock"]["flagged"] == 1
-    earlier = client.get(f"/api/games/{gid}", params={"ply": 0}).json()  # browsing shows the live clock
+    earlier = clock_client.get(f"/api/games/{gid}", params={"ply": 0}).json()  # browsing shows the live clock
     assert earlier["live"] is False and earlier["result"] is None and earlier["clock"] == s["clock"]
 
 
-def test_an_engine_past_its_time_loses_on_time_and_its_move_is_not_played(client, clock):
-    client.app.state.catalogue.build = lambda entry, seed=0: RecordingPlayer(clock, takes=3)
-    s = client.post("/api/games", json={"white": "random", "black": "human", "clock": "2+1"}).json()
-    r = client.post(f"/api/games/{s['id']}/engine-move")
+def test_an_engine_past_its_time_loses_on_time_and_its_move_is_not_played(clock_client, clock):
+    clock_client.app.state.server.catalogue.build = lambda entry, seed=0: RecordingPlayer(clock, takes=3)
+    s = clock_client.post("/api/games", json={"white": "random", "black": "human", "clock": "2+1"}).json()
+    r = clock_client.post(f"/api/games/{s['id']}/engine-move")
     assert r.status_code == 200, r.text
     s = r.json()
     assert s["moves"] == [] and s["result"]["reason"] == "time forfeit" and s["result"]["winner"] == "black"
     assert s["clock"]["flagged"] == 0 and s["clock"]["remaining"] == [0, 2]
 
 
-def test_undo_is_refused_in_a_clock_game(client):
-    s = new_game(client, clock="60+0")
-    play(client, s["id"], "wS1")
-    assert_refused(client.post(f"/api/games/{s['id']}/undo"), 409, "undo", "clock")
-    assert client.get(f"/api/games/{s['id']}").json()["moves"] == ["wS1"]
+def test_undo_is_refused_in_a_clock_game(clock_client):
+    s = new_game(clock_client, clock="60+0")
+    play(clock_client, s["id"], "wS1")
+    assert_refused(clock_client.post(f"/api/games/{s['id']}/undo"), 409, "undo", "clock")
+    assert clock_client.get(f"/api/games/{s['id']}").json()["moves"] == ["wS1"]
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -214,8 +217,8 @@ def test_undo_is_refused_in_a_clock_game(client):
     ("1" * 40, ("clock", "32")),
     (60, ("clock", "string")),
 ])
-def test_a_bad_clock_is_refused_in_one_line(client, text, words):
-    n = len(client.app.state.store)
-    assert_refused(client.post("/api/games", json={"white": "human", "black": "random", "clock": text}), 422,
-                   *words)
-    assert len(client.app.state.store) == n
+def test_a_bad_clock_is_refused_in_one_line(clock_client, text, words):
+    n = len(clock_client.app.state.server.store)
+    assert_refused(clock_client.post("/api/games", json={"white": "human", "black": "random", "clock": text}),
+                   422, *words)
+    assert len(clock_client.app.state.server.store) == n

@@ -74,7 +74,7 @@ def slow_engines(app, delay: float) -> list[SlowPlayer]:
         built.append(SlowPlayer(delay))
         return built[-1]
 
-    app.state.catalogue.build = build
+    app.state.server.catalogue.build = build
     return built
 
 
@@ -85,7 +85,7 @@ def new_game(c, headers: dict, **body) -> str:
 
 
 @pytest.fixture(scope="module")
-def models_dir(tmp_path_factory):
+def decoy_models(tmp_path_factory):
     """One tiny checkpoint, and three files that load as data but not as a network."""
     root = tmp_path_factory.mktemp("models")
     good = save_checkpoint(root / "run" / "ckpt_1.pt", build_model("tiny"))
@@ -100,14 +100,20 @@ def models_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def client(models_dir):
-    with TestClient(create_app(models_dir, move_time=5.0, sims=8)) as c:
-        yield c
+def app_models(decoy_models):
+    """``client`` (tests/web/conftest.py) serves the decoys' directory..."""
+    return decoy_models
+
+
+@pytest.fixture(scope="module")
+def app_options() -> dict:
+    """... with 8 simulations a move."""
+    return {"move_time": 5.0, "sims": 8}
 
 
 # ----- 1. games belong to their client; caps refuse instead of evicting ---------------------------
-def test_a_game_is_seen_by_its_owner_only(models_dir):
-    with TestClient(create_app(models_dir)) as c:
+def test_a_game_is_seen_by_its_owner_only(decoy_models):
+    with TestClient(create_app(decoy_models)) as c:
         r = c.post("/api/games", json=HUMANS)
         assert r.status_code == 201
         assert re.fullmatch(rf"{COOKIE}=[A-Za-z0-9_-]{{32}}; Path=/; HttpOnly; SameSite=Strict",
@@ -123,12 +129,12 @@ def test_a_game_is_seen_by_its_owner_only(models_dir):
                 r = getattr(c, method)(f"/api/games/{gid}{path}", headers=stranger, **kwargs)
                 assert_refused(r, 404, "no game")
         assert c.get(f"/api/games/{gid}", headers=mine).json()["moves"] == []
-    over_https = TestClient(create_app(models_dir), base_url="https://testserver").get("/api/players")
+    over_https = TestClient(create_app(decoy_models), base_url="https://testserver").get("/api/players")
     assert over_https.headers["set-cookie"].endswith("; Secure")
 
 
-def test_a_burst_of_new_games_evicts_no_other_clients_games(models_dir):
-    app = create_app(models_dir, max_sessions=24, per_client=4, engine_timeout=20)
+def test_a_burst_of_new_games_evicts_no_other_clients_games(decoy_models):
+    app = create_app(decoy_models, max_sessions=24, per_client=4, engine_timeout=20)
     slow_engines(app, 1.0)
     with TestClient(app) as c:
         alice = [new_game(c, ALICE) for _ in range(2)]
@@ -140,7 +146,7 @@ def test_a_burst_of_new_games_evicts_no_other_clients_games(models_dir):
             mallory = owner("mallory")
             codes = [c.post("/api/games", json=HUMANS, headers=mallory).status_code for _ in range(200)]
             assert codes == [201] * 200
-            assert len(app.state.store.owned_by(token("mallory"))) == 4
+            assert len(app.state.server.store.owned_by(token("mallory"))) == 4
             # many clients: the store fills up (24 games), then refuses new ones
             burst = [c.post("/api/games", json=HUMANS, headers=owner(f"m{i}")) for i in range(40)]
             made = 24 - 4 - 3
@@ -153,8 +159,8 @@ def test_a_burst_of_new_games_evicts_no_other_clients_games(models_dir):
         assert c.get(f"/api/games/{thinking}", headers=ALICE).json()["moves"] == r.json()["moves"]
 
 
-def test_only_idle_games_expire(models_dir):
-    app = create_app(models_dir, idle_s=0.6, engine_timeout=20)
+def test_only_idle_games_expire(decoy_models):
+    app = create_app(decoy_models, idle_s=0.6, engine_timeout=20)
     slow_engines(app, 1.3)
     with TestClient(app) as c:
         kept, left, thinking = new_game(c, ALICE), new_game(c, ALICE), new_game(c, ALICE, **ENGINE_FIRST)
@@ -169,8 +175,8 @@ def test_only_idle_games_expire(models_dir):
         assert len(c.get(f"/api/games/{thinking}", headers=ALICE).json()["moves"]) == 1
 
 
-def test_a_game_deleted_while_its_engine_thinks_gets_no_move(models_dir):
-    app = create_app(models_dir, engine_timeout=20)
+def test_a_game_deleted_while_its_engine_thinks_gets_no_move(decoy_models):
+    app = create_app(decoy_models, engine_timeout=20)
     built = slow_engines(app, 0.8)
     with TestClient(app) as c:
         gid = new_game(c, ALICE, **ENGINE_FIRST)
@@ -183,8 +189,8 @@ def test_a_game_deleted_while_its_engine_thinks_gets_no_move(models_dir):
 
 
 # ----- 2. searches: their own pool, a fair queue, deadlines that count the wait ---------------------
-def test_cheap_requests_never_wait_behind_searches(models_dir):
-    app = create_app(models_dir, workers=2, search_slots=2, engine_timeout=20)
+def test_cheap_requests_never_wait_behind_searches(decoy_models):
+    app = create_app(decoy_models, workers=2, search_slots=2, engine_timeout=20)
     slow_engines(app, 1.2)
     budget = 0.5  # seconds; a cheap request takes milliseconds, the searches 1.2 s each
     with TestClient(app) as c:
@@ -195,9 +201,9 @@ def test_cheap_requests_never_wait_behind_searches(models_dir):
             moves = [ex.submit(c.post, f"/api/games/{gid}/engine-move", headers=owner(name))
                      for name, gid in games.items()]
             deadline = time.monotonic() + 5
-            while app.state.search_slots.in_flight != (2, 0, 2) and time.monotonic() < deadline:
+            while app.state.server.search_slots.in_flight != (2, 0, 2) and time.monotonic() < deadline:
                 time.sleep(0.02)
-            assert app.state.search_slots.in_flight == (2, 0, 2)  # two running, two waiting
+            assert app.state.server.search_slots.in_flight == (2, 0, 2)  # two running, two waiting
             for method, path, kwargs in [
                 ("get", "/api/players", {}), ("post", "/api/games", {"json": HUMANS}),
                 ("get", f"/api/games/{human}", {}), ("get", f"/api/games/{human}/legal-moves", {}),
@@ -210,15 +216,15 @@ def test_cheap_requests_never_wait_behind_searches(models_dir):
             # one search running per client: "a"'s analysis waits for "a"'s engine move; a third is refused
             analysis = f"/api/games/{games['a']}/analysis?sims=0"
             waiting = ex.submit(c.get, analysis, headers=owner("a"))
-            while app.state.search_slots.in_flight[2] != 3 and time.monotonic() < deadline:
+            while app.state.server.search_slots.in_flight[2] != 3 and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert_refused(c.get(analysis, headers=owner("a")), 429, "running and another waiting")
             assert [m.result(20).status_code for m in moves] == [200] * 4
             assert waiting.result(20).status_code == 200
 
 
-def test_a_search_deadline_counts_its_wait_for_a_slot(models_dir):
-    app = create_app(models_dir, search_slots=1, engine_timeout=1.0, analysis_timeout=1.0)
+def test_a_search_deadline_counts_its_wait_for_a_slot(decoy_models):
+    app = create_app(decoy_models, search_slots=1, engine_timeout=1.0, analysis_timeout=1.0)
     slow_engines(app, 1.6)
     with TestClient(app) as c:
         busy, other = new_game(c, ALICE, **ENGINE_FIRST), new_game(c, BOB)
@@ -233,9 +239,9 @@ def test_a_search_deadline_counts_its_wait_for_a_slot(models_dir):
             assert_refused(move.result(20), 504, "no move was played")
         assert c.get(f"/api/games/{busy}", headers=ALICE).json()["moves"] == []
         # the timed-out engine still runs: its slot (and its client's turn) come back when it ends
-        assert app.state.search_slots.in_flight[0] == 1
+        assert app.state.server.search_slots.in_flight[0] == 1
         time.sleep(1.6)
-        assert app.state.search_slots.in_flight == (0, 0, 0)
+        assert app.state.server.search_slots.in_flight == (0, 0, 0)
         assert c.get(f"/api/games/{other}/analysis?sims=0", headers=BOB).status_code == 200
 
 
@@ -308,12 +314,12 @@ def test_a_game_string_over_the_ply_cap_is_refused_before_parsing(client, longes
         return from_string(cls, text, ply_cap)
 
     monkeypatch.setattr(Game, "from_string", classmethod(spy))
-    n = len(client.app.state.store)
+    n = len(client.app.state.server.store)
     assert_refused(client.post("/api/games", json={"game_string": too_long}, headers=ALICE), 413,
                    f"{MAX_PLIES + 1} moves", f"at most {MAX_PLIES} plies")
     issue = "Base;InProgress;White[3107];" + ";".join(["wS1"] * 6212)  # the issue's 6,212 plies
     assert_refused(client.post("/api/games", json={"game_string": issue}, headers=ALICE), 413)
-    assert parsed == [] and len(client.app.state.store) == n
+    assert parsed == [] and len(client.app.state.server.store) == n
     r = client.post("/api/games", json={**HUMANS, "game_string": longest}, headers=ALICE)
     assert r.status_code == 201 and r.json()["ply"] == MAX_PLIES
     assert len(parsed) == 1 and parsed[0].startswith("hive-web-cheap")  # off the event loop
@@ -323,12 +329,12 @@ def test_a_game_string_over_the_ply_cap_is_refused_before_parsing(client, longes
 
 
 @pytest.mark.slow
-def test_long_game_strings_do_not_stall_other_clients(models_dir, longest_games):
+def test_long_game_strings_do_not_stall_other_clients(decoy_models, longest_games):
     """The issue's measurement: four clients loading long GameStrings while another asks for
     the player list; its median latency stays small."""
     longest, _ = longest_games
     issue = long_game(6212, seed=1).game_string()
-    with serving(create_app(models_dir)) as port:
+    with serving(create_app(decoy_models)) as port:
         url = f"http://127.0.0.1:{port}"
         stop = time.monotonic() + 6
 
@@ -354,9 +360,9 @@ def test_long_game_strings_do_not_stall_other_clients(models_dir, longest_games)
 
 
 # ----- 4. checkpoints: listed only when they load as a network; checked again at open time ----------
-def test_only_checkpoints_that_load_as_networks_are_listed(client, models_dir):
+def test_only_checkpoints_that_load_as_networks_are_listed(client, decoy_models):
     for name in ("shapes", "config", "strings"):
-        read_checkpoint(models_dir / f"{name}.pt")  # each loads as data
+        read_checkpoint(decoy_models / f"{name}.pt")  # each loads as data
     ids = [p["id"] for p in client.get("/api/players", headers=ALICE).json()["players"]]
     assert len([i for i in ids if i.startswith("ckpt-")]) == 1  # run/ckpt_1.pt only
 
@@ -442,9 +448,9 @@ def test_moves_and_numbers_are_strictly_typed(client, game, path, body, words):
     {"ply_cap": "5"}, {"ply_cap": True}, {"seed": 1.0}, {"white": 1},
 ])
 def test_new_game_fields_are_strictly_typed(client, body):
-    n = len(client.app.state.store)
+    n = len(client.app.state.server.store)
     assert_refused(client.post("/api/games", json=body, headers=ALICE), 422)
-    assert len(client.app.state.store) == n
+    assert len(client.app.state.server.store) == n
 
 
 # ----- 6. connections: the real server, on 127.0.0.1 -------------------------------------------------
@@ -459,15 +465,17 @@ def read_reply(sock: socket.socket, timeout: float) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def server(models_dir):
+def capped_server(decoy_models):
+    """hive-web on a free port with small caps (20 connections, 1 s for a request head or body);
+    yields the port."""
     limits = ServerLimits(max_connections=20, header_timeout=1.0, keep_alive=1.0)
-    with serving(create_app(models_dir, body_timeout=1.0), limits) as port:
+    with serving(create_app(decoy_models, body_timeout=1.0), limits) as port:
         yield port
 
 
-def test_slow_headers_are_capped_and_timed_out(server):
+def test_slow_headers_are_capped_and_timed_out(capped_server):
     head = b"GET /api/players HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # never finished
-    socks = [socket.create_connection(("127.0.0.1", server)) for _ in range(40)]
+    socks = [socket.create_connection(("127.0.0.1", capped_server)) for _ in range(40)]
     try:
         time.sleep(0.3)
         refused = [s for s in socks if read_reply(s, 0.01).startswith(b"HTTP/1.1 503")]
@@ -484,21 +492,21 @@ def test_slow_headers_are_capped_and_timed_out(server):
         for s in socks:
             s.close()
     time.sleep(0.1)
-    with socket.create_connection(("127.0.0.1", server)) as s:  # the server serves again
+    with socket.create_connection(("127.0.0.1", capped_server)) as s:  # the server serves again
         s.sendall(head + b"Connection: close\r\n\r\n")
         assert read_reply(s, 10).startswith(b"HTTP/1.1 200")
 
 
-def test_a_half_closed_request_is_answered(server):
-    with socket.create_connection(("127.0.0.1", server)) as s:
+def test_a_half_closed_request_is_answered(capped_server):
+    with socket.create_connection(("127.0.0.1", capped_server)) as s:
         s.sendall(b"GET /api/players HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         s.shutdown(socket.SHUT_WR)
         reply = read_reply(s, 10)
     assert reply.startswith(b"HTTP/1.1 200") and b'"players"' in reply
 
 
-def test_a_slow_body_is_answered_408(server):
-    with socket.create_connection(("127.0.0.1", server)) as s:
+def test_a_slow_body_is_answered_408(capped_server):
+    with socket.create_connection(("127.0.0.1", capped_server)) as s:
         s.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 100\r\n\r\n{\"white\":")
         t = time.perf_counter()

@@ -19,14 +19,6 @@ from helpers import ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE, assert_refused
 RECORDS = ROOT / "tests" / "data" / "records"
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    root = tmp_path_factory.mktemp("models")
-    save_checkpoint(root / "run1" / "ckpt_1.pt", build_model("tiny"))
-    with TestClient(create_app(root, move_time=5.0, sims=16)) as c:
-        yield c
-
-
 def load(client, **body) -> dict:
     r = client.post("/api/games", json={"white": "human", "black": "human", **body})
     assert r.status_code == 201, r.text
@@ -46,7 +38,7 @@ def wait_review(client, gid: str, timeout: float = 120) -> dict:
 @pytest.mark.parametrize("name", ["mzinga.pgn", "HV-alice-bob-2019-01-01-1234.sgf", "games.jsonl",
                                   "games_0.txt"])
 def test_a_record_of_each_format_loads_as_a_game(client, name):
-    from hive_env.game_records import read_game
+    from hive_env.records import read_game
 
     want = read_game(RECORDS / name).game
     state = load(client, record=(RECORDS / name).read_text())
@@ -54,7 +46,7 @@ def test_a_record_of_each_format_loads_as_a_game(client, name):
 
 
 def test_the_second_game_of_a_record_and_one_past_its_end(client):
-    from hive_env.game_records import read_games
+    from hive_env.records import read_games
 
     games = read_games(RECORDS / "games_0.txt")
     assert len(games) >= 2
@@ -107,7 +99,7 @@ def _wins(game: Game, move: str) -> bool:
 
 
 def test_a_review_can_be_cancelled(client):
-    from hive_env.game_records import read_game
+    from hive_env.records import read_game
 
     text = read_game(RECORDS / "mzinga.pgn").game.game_string()
     gid = load(client, game_string=text)["id"]
@@ -132,18 +124,18 @@ def test_review_refusals(client):
 
 
 def test_a_deleted_game_takes_its_review_with_it(client):
-    from hive_env.game_records import read_game
+    from hive_env.records import read_game
 
     text = read_game(RECORDS / "mzinga.pgn").game.game_string()
     gid = load(client, game_string=text)["id"]
     client.post(f"/api/games/{gid}/review", json={"sims": 800})
-    job = client.app.state.reviews.get(gid)
+    job = client.app.state.server.reviews.get(gid)
     assert client.delete(f"/api/games/{gid}").status_code == 204
     assert job.cancel.is_set()
 
 
 def test_a_client_has_one_review_at_a_time_and_the_server_a_bounded_number(tmp_path):
-    from hive_env.game_records import read_game
+    from hive_env.records import read_game
 
     save_checkpoint(tmp_path / "ckpt_1.pt", build_model("tiny"))
     text = read_game(RECORDS / "mzinga.pgn").game.game_string()
@@ -169,13 +161,13 @@ def test_record_text_with_separators_or_controls_is_refused(client, bad):
 
 
 def test_a_game_replaced_by_a_new_one_takes_its_review_with_it(tmp_path):
-    from hive_env.game_records import read_game
+    from hive_env.records import read_game
 
     save_checkpoint(tmp_path / "ckpt_1.pt", build_model("tiny"))
     text = read_game(RECORDS / "mzinga.pgn").game.game_string()
     with TestClient(create_app(tmp_path, per_client=1)) as client:
         gid = load(client, game_string=text)["id"]
         assert client.post(f"/api/games/{gid}/review", json={"sims": 800}).status_code == 202
-        job = client.app.state.reviews.get(gid)
+        job = client.app.state.server.reviews.get(gid)
         load(client, game_type="Base")  # the client's cap is 1: this replaces the reviewed game
-        assert job.cancel.is_set() and client.app.state.reviews.get(gid) is None
+        assert job.cancel.is_set() and client.app.state.server.reviews.get(gid) is None

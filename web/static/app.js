@@ -6,24 +6,29 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const R = 30; // hex radius in SVG units
 const SQ3 = Math.sqrt(3);
 const BUG_COLOURS = { Q: "#d4a017", S: "#8b5a2b", B: "#7b4bb0", G: "#2e8b3a", A: "#2a6fc9", M: "#888888", L: "#c0392b", P: "#16a0a0" };
-const BUG_NAMES = { Q: "Queen", S: "Spider", B: "Beetle", G: "Grasshopper", A: "Ant", M: "Mosquito", L: "Ladybug", P: "Pillbug" };
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  players: [],
-  game: null,      // latest live state from the server
-  view: null,      // state on screen (live, or an earlier ply)
-  selected: null,  // {piece, fromKey} of the picked tile
-  flipped: false,
-  watching: false,
-  paused: false,
-  loopToken: 0,
-  analysis: null,
-  review: null,    // the finished review of this game: {gameId, plies, scores}
-  reviewToken: 0,
-  zoom: { x: 0, y: 0, k: 1 },
-  clock: null,     // the live game's clock as of its last answer, with when it came (performance.now())
-  flagAsked: false,
+  players: [],          // the opponents GET /api/players lists: {id, label, kind}
+  bugs: {},             // bug kinds by letter, from GET /api/bugs: {letter, name, count, expansion, rule}
+  sideNames: {},        // side names by colour ("white" -> "White"), from GET /api/bugs
+  game: null,           // latest live state from the server
+  view: null,           // state on screen (live, or an earlier ply)
+  target: null,         // the ply being browsed to (runs ahead of the view on quick key presses); null: none
+  selected: null,       // {piece} of the picked tile
+  flipped: false,       // Black at the bottom
+  suppressClick: false, // a drag just ended: the click it makes is not a board click
+  watching: false,      // the Watch mode: engines play both sides
+  paused: false,        // a watched game is paused
+  loopToken: 0,         // bumped to stop the running engine loop (runEngines)
+  thinking: false,      // an engine move is being asked for (shown in the status line)
+  analysis: null,       // the last analysis, with the gameId it is for
+  review: null,         // the finished review of this game: {gameId, plies, scores, sims, model}
+  reviewing: false,     // a review is running or queued
+  reviewToken: 0,       // bumped to drop the answers of an abandoned review
+  zoom: { x: 0, y: 0, k: 1 }, // board pan (x, y) and scale (k)
+  clock: null,          // the live game's clock as of its last answer, with when it came (performance.now())
+  flagAsked: false,     // the server was asked to declare a person's loss on time since its last answer
 };
 const MARK_SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
@@ -81,7 +86,7 @@ function drawTileFace(g, cx, cy, tile, radius = R - 2) {
   el("polygon", { class: "hex", points: hexPoints(cx, cy, radius) }, g);
   const t = el("text", { x: cx, y: cy - 1, fill: BUG_COLOURS[tile.bug], "font-size": radius * 0.75 }, g);
   t.textContent = tile.bug;
-  if (tile.number > 1 || ["S", "B", "G", "A"].includes(tile.bug)) {
+  if (tile.number > 1 || ui.bugs[tile.bug].count > 1) {
     const n = el("text", { class: "num", x: cx, y: cy + radius * 0.55, fill: tile.colour === "white" ? "#555" : "#ccc" }, g);
     n.textContent = tile.number;
   }
@@ -266,7 +271,7 @@ function renderTrays(interactive) {
     tray.replaceChildren();
     const label = document.createElement("span");
     label.className = "tray-label";
-    label.textContent = colour === "white" ? "White" : "Black";
+    label.textContent = ui.sideNames[colour];
     tray.appendChild(label);
     const byBug = new Map();
     for (const t of v.reserves[colour]) {
@@ -279,7 +284,7 @@ function renderTrays(interactive) {
       div.className = `reserve-tile ${colour}`;
       div.dataset.piece = next.piece;
       div.dataset.bug = bug;
-      div.title = `${BUG_NAMES[bug]} (${tiles.length} left)`;
+      div.title = `${ui.bugs[bug].name} (${tiles.length} left)`;
       const canPlace = interactive && v.legal_moves.some((m) => m.piece === next.piece && !m.from);
       if (canPlace) div.classList.add("movable");
       if (ui.selected && ui.selected.piece === next.piece) div.classList.add("selected");
@@ -354,7 +359,7 @@ function renderClocks() {
     e.classList.toggle("running", c.running === side);
     e.classList.toggle("flagged", c.flagged === side);
     e.classList.toggle("low", t < 10);
-    e.title = `${colour === "white" ? "White" : "Black"}: ${t.toFixed(1)} s left (${c.control} clock)`;
+    e.title = `${ui.sideNames[colour]}: ${t.toFixed(1)} s left (${c.control} clock)`;
   });
 }
 
@@ -382,7 +387,7 @@ async function askFlag() {
 
 function renderStatus() {
   const v = ui.view, g = ui.game;
-  const side = v.to_move === "white" ? "White" : "Black";
+  const side = ui.sideNames[v.to_move];
   let text;
   if (v.result) text = v.result.text;
   else {
@@ -514,7 +519,7 @@ function showAnalysis() {
     cell.dataset.value = a.wdl[k];
   }
   $("analysis-note").textContent = `${a.model.label}; ${a.side_to_move} to move; ` +
-    (a.sims ? `${a.sims} simulations, search value ${a.search_value >= 0 ? "+" : ""}${a.search_value.toFixed(2)} for White`
+    (a.sims ? `${a.sims} simulations, search value ${a.search_value >= 0 ? "+" : ""}${a.search_value.toFixed(2)} for ${ui.sideNames.white}`
       : "priors only (0 simulations)");
   const body = $("top-moves").querySelector("tbody");
   body.replaceChildren();
@@ -657,7 +662,7 @@ function renderReviewChart() {
   // the position on screen: its score, and the move played there against the best one
   const p = ui.view && r.plies[ui.view.ply];
   const score = r.scores[Math.min(at, n)];
-  let note = `After ${at} plies White's expected score is ${pct(score)}.`;
+  let note = `After ${at} plies ${ui.sideNames.white}'s expected score is ${pct(score)}.`;
   if (p) note += ` Next, ${at + 1}. ${p.played} was played (rank ${p.played_rank}, ${pct(p.played_share)} of visits)` +
     (p.played === p.best ? ", the best move." : `; best ${p.best} (${pct(p.best_share)})` +
       (p.mark ? `: ${p.tactic || p.mark}, -${pctPoints(p.drop)} points.` : "."));
@@ -867,6 +872,9 @@ async function init() {
   $("status").textContent = "Starting: asking the server for the players and networks...";
   const info = await api("GET", "/api/players");
   ui.players = info.players;
+  const table = await api("GET", "/api/bugs");
+  ui.bugs = Object.fromEntries(table.bugs.map((b) => [b.letter, b]));
+  ui.sideNames = Object.fromEntries(table.sides.map((s) => [s.colour, s.name]));
   const gt = $("game-type");
   for (const t of info.game_types) { const o = document.createElement("option"); o.value = o.textContent = t; gt.appendChild(o); }
   const engines = info.players.filter((p) => p.kind !== "human");
