@@ -27,6 +27,8 @@ import numpy as np
 
 from hive_env.board import BLACK_WINS, DRAW, WHITE_WINS
 
+from .selfplay import GAME_STATS
+
 RECENT_GAMES = 500
 """Self-play games (the newest seen) behind the per-checkpoint game length and result shares."""
 
@@ -71,8 +73,7 @@ class Metrics:
         self._games = 0  # self-play games and positions seen by this process
         self._positions = 0
         self._since = (time.monotonic(), 0, 0)  # (time, games, positions) at the last self-play log
-        self._recent = {k: np.zeros(0, dtype) for k, dtype in
-                        (("plies", np.int32), ("status", np.int8), ("truncated", bool))}
+        self._recent = {k: np.zeros(0, dtype) for k, dtype in GAME_STATS}
 
     @property
     def games(self) -> int:
@@ -104,16 +105,16 @@ class Metrics:
         for summary in hparams(flat_settings(settings), dict.fromkeys(HPARAM_METRICS, 0.0)):
             self._writer.file_writer.add_summary(summary, step)
 
-    def selfplay(self, plies: np.ndarray, status: np.ndarray, truncated: np.ndarray,
-                 new: bool = True) -> None:
-        """Per-game arrays of finished self-play games (from replay shards), kept for the next
+    def selfplay(self, stats: dict[str, np.ndarray], new: bool = True) -> None:
+        """Per-game arrays of finished self-play games (from replay shards; keys: the names of
+        ``training.selfplay.GAME_STATS``), kept for the next
         :meth:`log_selfplay`; ``new=False`` for games finished before this process started
         (a resumed run's statistics start from them, its rates do not)."""
         if new:
-            self._games += len(plies)
-            self._positions += int(np.sum(plies))
-        for key, values in (("plies", plies), ("status", status), ("truncated", truncated)):
-            self._recent[key] = np.concatenate([self._recent[key], values])[-RECENT_GAMES:]
+            self._games += len(stats["plies"])
+            self._positions += int(np.sum(stats["plies"]))
+        for key, _ in GAME_STATS:
+            self._recent[key] = np.concatenate([self._recent[key], stats[key]])[-RECENT_GAMES:]
 
     def log_selfplay(self, step: int, replay_positions: int) -> None:
         """Self-play at a checkpoint: ``games_per_s`` and ``positions_per_s`` (played, since the

@@ -51,6 +51,7 @@ from .config import RunConfig
 from .lineage import Parent, lineage, parent_from_lineage
 from .metrics import RECENT_GAMES, Metrics, Progress
 from .replay import ReplayStore
+from .selfplay import GAME_STATS
 from .selfplay_backend import SelfPlayBackend, make_backend
 from .trainer import Trainer
 from .worker import describe_inference, limit_threads, seed_everything
@@ -223,8 +224,8 @@ class Run:
         """Shards' per-game stats (``ReplayStore.stats``; empty ones skipped) to the metrics."""
         shard_stats = [s for s in shard_stats if s]
         if shard_stats:
-            self.metrics.selfplay(*(np.concatenate([s[f"game_{k}"] for s in shard_stats])
-                                    for k in ("plies", "status", "truncated")), new=new)
+            self.metrics.selfplay({k: np.concatenate([s[f"game_{k}"] for s in shard_stats])
+                                   for k, _ in GAME_STATS}, new=new)
 
     # ----- the loop --------------------------------------------------------------------------
     def run(self, evaluate_hook=None) -> None:

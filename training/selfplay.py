@@ -95,6 +95,12 @@ def sharpen_targets(policy: np.ndarray, q: float, move_proof: np.ndarray, n: int
     return policy, q
 
 
+GAME_STATS = (("plies", np.int32), ("status", np.int8), ("truncated", np.bool_))
+"""Per-game statistics of finished games: :class:`FinishedGame`'s fields of these names, as a
+shard carries them (``game_<name>``, ``training.worker.make_shard``) and the run's metrics read
+them (``training.metrics.Metrics.selfplay``)."""
+
+
 @dataclass
 class FinishedGame:
     """A finished self-play game: its samples, record and result."""

@@ -109,11 +109,17 @@ class ProcessSelfPlay:
         """Nothing beyond the self-play statistics the trainer logs from the shards."""
 
     def close(self) -> None:
+        """Stop the workers: asked first, terminated after 10 s, killed after 5 more; each is
+        reaped before this returns (no worker outlives the run)."""
         self.stop.set()
         for p in self.procs:
             p.join(timeout=10)
             if p.is_alive():
                 p.terminate()
+                p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join()
 
 
 def _start_workers(ctx, cfg: RunConfig, stop, go) -> list:

@@ -26,7 +26,7 @@ from search.network import Evaluator, make_evaluator, pick_device
 
 from .checkpoint import CheckpointStore
 from .replay import ReplayStore, Samples, Shard
-from .selfplay import FinishedGame, SelfPlay
+from .selfplay import GAME_STATS, FinishedGame, SelfPlay
 
 if TYPE_CHECKING:
     from .config import RunConfig
@@ -63,9 +63,7 @@ def worker_seed(run_seed: int, worker: int, shards_written: int) -> int:
 def make_shard(games: list[FinishedGame], network_step: int, **extra: Any) -> Shard:
     """Finished games as a shard: their samples, per-game stats and records. ``extra``: more
     stats (a Ray actor adds its batch number)."""
-    stats = {"game_plies": np.array([g.plies for g in games], np.int32),
-             "game_status": np.array([g.status for g in games], np.int8),
-             "game_truncated": np.array([g.truncated for g in games], np.bool_),
+    stats = {**{f"game_{k}": np.array([getattr(g, k) for g in games], dtype) for k, dtype in GAME_STATS},
              "network_step": np.int64(network_step),
              **{k: np.int64(v) for k, v in extra.items()}}
     return Shard(Samples.concat([g.samples for g in games]), stats, [g.game_string for g in games])

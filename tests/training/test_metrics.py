@@ -148,11 +148,11 @@ def test_a_purge_step_drops_what_a_stopped_process_logged_after_its_checkpoint(t
 
 def test_self_play_statistics_are_logged_without_new_games(tmp_path):
     metrics = Metrics(tmp_path)
-    metrics.selfplay(np.array([10, 20], np.int32), np.array([1, 3], np.int8), np.array([False, True]),
-                     new=False)
+    metrics.selfplay({"plies": np.array([10, 20], np.int32), "status": np.array([1, 3], np.int8),
+                      "truncated": np.array([False, True])}, new=False)
     metrics.log_selfplay(2, 300)  # games seen before this process: statistics, but no rate
-    metrics.selfplay(np.full(RECENT_GAMES, 40, np.int32), np.full(RECENT_GAMES, 2, np.int8),
-                     np.zeros(RECENT_GAMES, bool))
+    metrics.selfplay({"plies": np.full(RECENT_GAMES, 40, np.int32),
+                      "status": np.full(RECENT_GAMES, 2, np.int8), "truncated": np.zeros(RECENT_GAMES, bool)})
     metrics.log_selfplay(4, 900)
     metrics.log_selfplay(6, 900)  # nothing new since step 4
     metrics.close()
