@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from hive_env import Game
+from hive_env.board import PASS, POS, move_piece
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root (commands run there)."""
@@ -37,19 +38,45 @@ MIDGAME = ("Base;InProgress;White[9];wB1;bG1 wB1/;wG1 -wB1;bA1 \\bG1;wQ wB1\\;bQ
 """A Base middle game with White to move and many options."""
 
 
+def random_move(game: Game, rng: np.random.Generator, prefer_moves: bool = False) -> int | None:
+    """A seeded random legal move (None: the game is over); ``prefer_moves`` picks among the
+    movements of tiles in play seven times in ten when there are some (richer positions)."""
+    moves = game.legal_moves()
+    if len(moves) == 0:
+        return None
+    if prefer_moves and rng.random() < 0.7:
+        movements = [m for m in moves if m != PASS and game.board[POS + move_piece(int(m))] >= 0]
+        if movements:
+            moves = np.array(movements)
+    return int(moves[rng.integers(len(moves))])
+
+
+def random_game(game_type: str, seed: int, plies: int, prefer_moves: bool = False, ply_cap: int = 0) -> Game:
+    """A game of up to ``plies`` seeded random plies (:func:`random_move`), fewer if it ends."""
+    rng = np.random.default_rng(seed)
+    game = Game(game_type, ply_cap=ply_cap)
+    for _ in range(plies):
+        move = random_move(game, rng, prefer_moves)
+        if move is None:
+            break
+        game.play(move)
+    return game
+
+
 def random_games(game_type: str, seed: int, n_games: int = 3, max_plies: int = 90, every: int = 7,
                  ply_cap: int = 0) -> list[Game]:
-    """Positions along seeded random games: the start, every ``every``-th ply, and the end."""
+    """Positions along seeded random games (:func:`random_move`): the start, every ``every``-th
+    ply, and the end."""
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n_games):
         game = Game(game_type, ply_cap=ply_cap)
         out.append(game.copy())
         for ply in range(max_plies):
-            moves = game.legal_moves()
-            if len(moves) == 0:
+            move = random_move(game, rng)
+            if move is None:
                 break
-            game.play(int(moves[rng.integers(len(moves))]))
+            game.play(move)
             if ply % every == every // 2:
                 out.append(game.copy())
         out.append(game.copy())

@@ -8,33 +8,24 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hive_env import GAME_TYPES, PASS, Game
+from hive_env import GAME_TYPES, Game
 from hive_env.board import BOARD_SIZE, HIST, LEVEL, POS, TOP, full_hash
 from hive_env.grid import NEIGH
 from hive_env.pieces import N_PIECES
 from hive_env.symmetry import N_SYMMETRIES, transform_board, transform_move
 
+from helpers import random_game
+
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def random_game(game_type: str, seed: int, plies: int, prefer_moves: bool = True) -> Game:
-    """A game of up to ``plies`` random plies; preferring movements reaches richer positions."""
-    rng = np.random.default_rng(seed)
-    game = Game(game_type)
-    for _ in range(plies):
-        moves = game.legal_moves()
-        if len(moves) == 0:
-            break
-        if prefer_moves and rng.random() < 0.7:
-            movements = [m for m in moves if m != PASS and game.board[POS + (m >> 10)] >= 0]
-            if movements:
-                moves = np.array(movements)
-        game.play(int(moves[rng.integers(len(moves))]))
-    return game
+def rich_game(game_type: str, seed: int, plies: int) -> Game:
+    """A random game preferring movements, which reaches richer positions."""
+    return random_game(game_type, seed, plies, prefer_moves=True)
 
 
 games = st.builds(
-    random_game,
+    rich_game,
     game_type=st.sampled_from(GAME_TYPES),
     seed=st.integers(0, 2**32 - 1),
     plies=st.integers(0, 90),
@@ -127,7 +118,7 @@ def test_symmetries_are_distinct_and_preserve_adjacency():
 
 
 def test_stack_levels_are_consistent_in_long_games():
-    game = random_game("Base+MLP", seed=7, plies=400)
+    game = rich_game("Base+MLP", seed=7, plies=400)
     for p in range(N_PIECES):
         h = game.board[POS + p]
         if h >= 0:

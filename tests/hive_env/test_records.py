@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hive_env import PASS, Game
@@ -20,7 +19,7 @@ from hive_env.pieces import PIECE_COLOUR
 from hive_env.records import FORMATS_READ, RecordError, read_game, read_games
 from hive_env.records.sgf import _tile
 
-from helpers import GAME_TYPES, ROOT
+from helpers import GAME_TYPES, ROOT, random_game
 
 RECORDS = ROOT / "tests" / "data" / "records"
 GAMESTRINGS = RECORDS / "games_0.txt"
@@ -135,15 +134,6 @@ def _bs_actions(game: Game, move: int, robot: bool, passes: str) -> list[str]:
         return [f"{thrown}move {colour} {name} {cell} {ref}", done]
     pick = f"pickb {bs_cell(where)} {name}" if where >= 0 else f"pick {colour} {_SLOT[name[1]]} {name}"
     return [pick, f"{thrown}dropb {name} {cell} {ref}", done]
-
-
-def random_game(game_type: str, seed: int, plies: int) -> str:
-    rng = np.random.default_rng(seed)
-    game = Game(game_type)
-    while game.ply < plies and not game.is_over:
-        moves = game.legal_moves()
-        game.play(int(moves[rng.integers(len(moves))]))
-    return game.game_string()
 
 
 def refused(source: str | Path, *fragments: str) -> str:
@@ -270,7 +260,7 @@ def test_the_same_game_reads_the_same_from_the_five_formats():
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
 def test_random_games_of_every_type_read_back_from_pgn_and_sgf(game_type):
-    game_string = random_game(game_type, seed=len(game_type), plies=44)
+    game_string = random_game(game_type, seed=len(game_type), plies=44).game_string()
     assert read_game(mzinga_pgn(game_string)).game.game_string() == game_string
     for robot in (False, True):
         record = read_game(boardspace_sgf(game_string, robot=robot))
