@@ -70,7 +70,7 @@ from hive_env.position import board_from_tiles
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, transform_board
 
-from helpers import random_games
+from helpers import ROOT, random_games
 
 DTYPES = {
     "node_feat": np.float32, "node_type": np.int8, "neighbours": np.int16, "node_mask": np.bool_,
@@ -110,21 +110,23 @@ def test_contract_shapes_dtypes_torch(game_type, n_nodes, n_actions):
         assert arr.shape == want[key][1:] and arr.dtype == DTYPES[key]
 
 
-TABLE_ROW = re.compile(r"(\d+)(?:-(\d+))?\s+([A-Z_]+)\s")
-"""A row of a feature table of the module docstring: first index, last index (of a one-hot), name."""
+TABLE_ROW = re.compile(r"^\| (\d+)(?:-(\d+))? \| ([A-Z_]+) \|")
+"""A row of a feature table of docs/encoding.md: first index, last index (of a one-hot), name."""
 
 
 def docstring_table(title: str) -> list[tuple[int, int, str]]:
-    """(first, last, name) of the rows of the feature table after ``title`` in ``encode``'s docstring."""
-    lines = encode.__doc__.split(title, 1)[1].splitlines()
-    rules = [i for i, line in enumerate(lines) if line.startswith("=====")][:3]  # top, under header, bottom
-    rows = [TABLE_ROW.match(line) for line in lines[rules[1] + 1:rules[2]]]
-    return [(int(m[1]), int(m[2] or m[1]), m[3]) for m in rows if m]  # continuation lines do not match
+    """(first, last, name) of the rows of the feature table after ``title`` in docs/encoding.md
+    (the encoding's specification)."""
+    lines = (ROOT / "docs" / "encoding.md").read_text().split(title, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
+    rows = [TABLE_ROW.match(line) for line in lines[start:end]]
+    return [(int(m[1]), int(m[2] or m[1]), m[3]) for m in rows if m]
 
 
 @pytest.mark.parametrize(("title", "prefix", "size"), [("Node features (", "F_", N_NODE_FEATURES),
                                                         ("Global features (", "GF_", N_GLOBAL_FEATURES)])
-def test_feature_constants_match_the_docstring_tables(title, prefix, size):
+def test_feature_constants_match_the_tables_of_the_specification(title, prefix, size):
     rows = docstring_table(title)
     # the rows cover 0 .. size-1 in order, each index exactly once
     assert [first for first, _, _ in rows] == [0] + [last + 1 for _, last, _ in rows[:-1]]
