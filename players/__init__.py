@@ -6,6 +6,7 @@
 - ``heuristic``: the compiled Hive evaluation (queen pressure, mobility, pins)
 - ``alphabeta``: compiled iterative-deepening alpha-beta and its player
 - ``clock``: game clocks (base + increment) and the time manager that shares them out
+- ``levels``: the ``alphazero`` player's levels 1-10 (``alphazero:level=N``), one table for every tool
 - ``uhp_client``: an external UHP engine as a player
 - ``uhp_server``: this project as a UHP engine (the ``hive-uhp`` state machine)
 - ``terminal``: a person typing moves against a player (the ``hive-play`` game)

@@ -12,6 +12,7 @@
     alphazero                   the network shipped with the package guiding tree search
     alphazero:ckpt=PATH,sims=N  ... a checkpoint of yours (``search.alphazero_player``)
     alphazero:time=1            ... searching 1 s a move (in an arena: overrides ``--time``)
+    alphazero:level=3           ... at level 3 of 10 (``players.levels``; bare ``alphazero``: level 10)
     uhp:cmd=nokamute,threads=1  ... with one search thread (UHP ``options set NumThreads 1``)
     alphabeta:depth=4,name=ab4  any kind: ``name=`` is the player's short name
 
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .base import Budget, Player, PlayerSpecError, player_name
+from .levels import BUDGET_KEYS, level, level_value
 
 
 # ----- spec values ---------------------------------------------------------------------------
@@ -162,6 +164,23 @@ def with_option(spec: str, key: str, value: object) -> str:
     return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
 
 
+def with_level(spec: str, number: int) -> str:
+    """``spec`` (an ``alphazero`` spec) at level ``number`` (``players.levels``): its ``sims=``,
+    ``time=`` and ``gumbel=`` dropped (a level sets them), ``level=`` set; hive-play's
+    ``--level`` and hive-uhp's ``Level`` option.
+
+    Raises:
+        PlayerSpecError: a malformed spec, or a level out of range.
+    """
+    try:
+        level(number)
+    except ValueError as e:
+        raise PlayerSpecError(str(e)) from None
+    kind, options = parse_spec(spec)
+    kept = {k: v for k, v in options.items() if k not in (*BUDGET_KEYS, "level")}
+    return f"{kind}:" + ",".join(f"{k}={v}" for k, v in {**kept, "level": number}.items())
+
+
 def accepts_option(spec: str, key: str) -> bool:
     """Whether the kind of ``spec`` (registered) takes the option ``key``."""
     entry = _KINDS.get(spec.strip().partition(":")[0].strip())
@@ -193,6 +212,10 @@ def _resolve(spec: str) -> tuple[str, _Kind, dict[str, str], dict[str, Any]]:
             values[key] = parser(text)
         except ValueError as e:
             raise PlayerSpecError(f"player {kind!r}: bad {key}={text!r}: {e}") from None
+    clash = [k for k in BUDGET_KEYS if k in values] if "level" in values else []
+    if clash:
+        raise PlayerSpecError(f"player {kind!r}: level= sets the budget and the move choice: give "
+                              f"level= or {'/'.join(k + '=' for k in clash)}, not both")
     missing = [k for k in entry.required if k not in values]
     if missing:
         raise PlayerSpecError(f"player {kind!r} needs {', '.join(k + '=...' for k in missing)}")
@@ -355,7 +378,8 @@ register_player("uhp", "players.uhp_client:make_player",
 register_player("alphazero", "search.alphazero_player:make_player",
                 {"ckpt": text_value, "sims": positive_int, "time": positive_float, "gumbel": flag,
                  "device": text_value, "cpuct": positive_float, "leaves": positive_int,
-                 "backend": text_value, "hard": flag},
-                doc="network + tree search (the shipped network, or ckpt=PATH; sims=N, time=SECONDS, "
+                 "backend": text_value, "hard": flag, "level": level_value},
+                doc="network + tree search (the shipped network, or ckpt=PATH; level=1..10 (default 10: "
+                    "1 s a move) or sims=N or time=SECONDS, "
                     "leaves=L, gumbel=1, device=auto|cpu|cuda, backend=auto|torch|numba|onnx; hard=0: "
                     "a clock game's hard moves get no more than their share)")

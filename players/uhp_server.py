@@ -12,7 +12,8 @@ ignored (no reply, as Mzinga does). End of input or ``exit`` ends with status 0.
 Options (``Name;Type;Value;Default;Min;Max`` for numbers, ``Name;enum;Value;Default;Choice...``
 for enums, Mzinga's format)::
 
-    Player    enum    which player answers bestmove (default: the strongest, alphabeta)
+    Player    enum    which player answers bestmove (default: the strongest, alphazero: the
+                      network shipped for the game's type, at level 10, 1 s a move)
     MaxDepth  int     depth of a bare ``bestmove`` (0 = the player's default budget)
     MaxTime   double  seconds any search without a time limit may take at most (a bare
                       ``bestmove``, ``bestmove depth N``), so no command thinks forever;
@@ -24,6 +25,9 @@ for enums, Mzinga's format)::
     Seed      int     seeds the player's random choices
     Leaves    int     leaves per network call of an ``alphazero`` player (its ``leaves=``;
                       0 = the spec's own or the default); other players ignore it
+    Level     int     the ``alphazero`` player's level, 1 (near random) to 10 (the full player,
+                      1 s a move; ``players.levels``), in place of the spec's ``sims=``/``time=``;
+                      0 = the spec's own (a bare ``alphazero``: level 10); other players ignore it
 
 ``bestmove seconds S`` (S a decimal number of seconds, as nokamute takes it) is a time
 budget finer than ``time hh:mm:ss``; either is at most a day.
@@ -47,11 +51,13 @@ from hive_env import Game, HiveError
 from hive_env.errors import quoted
 
 from .base import Budget, Player, PlayerSpecError, prepare_for
-from .registry import accepts_option, kinds_without_required_params, make_player, with_option
+from .levels import MAX_LEVEL
+from .registry import accepts_option, kinds_without_required_params, make_player, with_level, with_option
 
 ENGINE_ID = "id hive-zero v0.1.0"
 CAPABILITIES = "Mosquito;Ladybug;Pillbug"
-DEFAULT_PLAYER = "alphabeta"
+DEFAULT_PLAYER = "alphazero"
+"""The strongest player: the shipped network at its top level (``players.levels``), 1 s a move."""
 DEFAULT_MAX_TIME = 60.0
 MIN_MAX_TIME = 0.01
 """The smallest MaxTime: 0 (once "no cap") is refused, so every search ends."""
@@ -124,6 +130,7 @@ class UhpEngine:
                    hint=" (every search has a time cap; 86400 = a day)"),
             Option("Seed", "int", 0, 0, 0, 2**31 - 1),
             Option("Leaves", "int", 0, 0, 0, 256),
+            Option("Level", "int", 0, 0, 0, MAX_LEVEL),
         )}
         self.game: Game | None = None
         self._initial_spec = player_spec
@@ -134,9 +141,10 @@ class UhpEngine:
                           "options": self.options_}
 
     def warm_up(self) -> None:
-        """Load the player's compiled kernels now, so the first timed ``bestmove`` is not late."""
+        """Load the player's compiled kernels now, so the first timed ``bestmove`` is not late
+        (one ply or one simulation: the ``alphazero`` player's own default is a second)."""
         assert self._player is not None
-        self._player.choose(Game(), Budget(depth=1))
+        self._player.choose(Game(), Budget(depth=1, sims=1))
 
     def close(self) -> None:
         if self._player is not None:
@@ -251,9 +259,12 @@ class UhpEngine:
         if self._player is None:
             spec = self._spec
             leaves = int(self.options["Leaves"].value)  # type: ignore[call-overload]
+            level = int(self.options["Level"].value)  # type: ignore[call-overload]
             try:
                 if leaves and accepts_option(spec, "leaves"):
                     spec = with_option(spec, "leaves", leaves)
+                if level and accepts_option(spec, "level"):
+                    spec = with_level(spec, level)
                 self._player = make_player(spec, int(self.options["Seed"].value))  # type: ignore[arg-type]
             except PlayerSpecError as e:
                 raise CommandError(str(e)) from None
@@ -289,7 +300,7 @@ class UhpEngine:
                     if option.name == "Player":
                         same = value == self._initial_spec.partition(":")[0].strip()
                         self._spec = self._initial_spec if same else str(value)
-                    if option.name in ("Player", "Seed", "Leaves"):
+                    if option.name in ("Player", "Seed", "Leaves", "Level"):
                         self.close()  # rebuilt on the next bestmove
                 return [option.line()]
         raise CommandError("expected options, options get Name or options set Name Value, "

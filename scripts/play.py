@@ -1,5 +1,8 @@
 """``hive-play``: play Hive in the terminal against any player spec (by default the shipped network).
 
+``--level N`` (1..10) plays the network at that level (``players.levels``); without it the
+network plays at the top level, 1 s a move. The opening line names the level and its time.
+
 Type moves in UHP notation (``wS1``, ``bG1 wS1-``, ``wB1 bQ``, ``pass``) or a command:
 ``moves`` (legal moves, ``;``-separated as in UHP), ``undo`` (your last move and the reply),
 ``board``, ``game`` (the GameString), ``resign``, ``help``, ``quit``. End of input ends the
@@ -16,16 +19,22 @@ import time
 
 from hive_env import GAME_TYPES, Game, HiveError
 from hive_env.records import read_record, write_record
-from players import PlayerSpecError, make_player
+from players import PlayerSpecError, make_player, parse_spec
 from players.base import prepare_for
+from players.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from players.registry import with_option
 from players.terminal import Session
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-play", description=__doc__.splitlines()[0])
     parser.add_argument("--opponent", default="alphazero",
-                        help="player spec (default alphazero: the network shipped with the package), "
-                             "e.g. random, alphabeta:depth=3, alphazero:ckpt=PATH")
+                        help="player spec (default alphazero: the network shipped with the package, at "
+                             f"level {DEFAULT_LEVEL}, 1 s a move), e.g. random, alphabeta:depth=3, "
+                             "alphazero:ckpt=PATH")
+    parser.add_argument("--level", type=int, metavar="N",
+                        help=f"the alphazero opponent's level, {MIN_LEVEL} (near random) to {MAX_LEVEL} (the "
+                             f"full player, 1 s a move; the default); not with its sims= or time=")
     parser.add_argument("--colour", "--color", default="white", choices=["white", "black"], help="you play")
     parser.add_argument("--game-type", default="Base", choices=GAME_TYPES)
     parser.add_argument("--from", dest="start", help="start from this GameString, or a game record file "
@@ -34,8 +43,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seeds the opponent's random choices")
     args = parser.parse_args(argv)
     try:
+        spec = args.opponent
+        if args.level is not None:
+            if parse_spec(spec)[0] != "alphazero":
+                raise PlayerSpecError(f"--level is for an alphazero opponent, not {spec!r}")
+            spec = with_option(spec, "level", args.level)
         game = read_record(args.start) if args.start else Game(args.game_type)
-        opponent = make_player(args.opponent, args.seed)
+        opponent = make_player(spec, args.seed)
         prepare_for(opponent, game.game_type)  # the network of this game's type, or a refusal now
     except (HiveError, PlayerSpecError) as e:
         print(f"hive-play: error: {e}", file=sys.stderr)
@@ -50,8 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     if editing:
         import readline  # noqa: F401 - gives input() line editing and history, terminals only
     session = Session(game, opponent, human, sys.stdin, sys.stdout, line_editing=editing)
-    session.say(f"hive-play: you are {args.colour.capitalize()} against {opponent.name} ({game.game_type}); "
-                "type a move or help")
+    level = getattr(opponent, "level", None)  # the alphazero player's (players.levels.Level)
+    strength = f", {level.short()}" if level is not None else ""
+    session.say(f"hive-play: you are {args.colour.capitalize()} against {opponent.name} "
+                f"({game.game_type}{strength}); type a move or help")
     session.show_board()
     try:
         session.run()

@@ -24,7 +24,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
     p.add_argument("--move-time", type=float, default=10.0, help="seconds an engine move may take at most")
     p.add_argument("--sims", type=int, default=None,
-                   help="simulations per move of the AlphaZero opponents (unset: the player's own)")
+                   help="simulations a move of the AlphaZero opponents at the top level, 10 (unset: its 1 s "
+                        "a move); the levels below keep their own")
     p.add_argument("--leaves", type=int, default=None,
                    help="leaves per network call of the AlphaZero opponents (unset: the player's own)")
     caps = p.add_argument_group("caps (for a server shared with others; see docs/web.md)")

@@ -1,6 +1,6 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
-Spec: ``alphazero[:ckpt=PATH][,sims=N|time=S][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
+Spec: ``alphazero[:ckpt=PATH][,level=N|sims=N|time=S][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
 [,backend=auto|torch|packed|numba|onnx][,hard=0]``; without ``ckpt`` the network shipped with the package for
 the game's type (``models.shipped``: Base's until a game of another type comes, through
 :meth:`AlphaZeroPlayer.prepare` or ``choose``; a type with none is a :class:`PlayerSpecError`).
@@ -8,13 +8,20 @@ the game's type (``models.shipped``: Base's until a game of another type comes, 
 network call within the tree (virtual loss; :data:`DEFAULT_LEAVES`); ``backend``: the inference
 backend (``search.network.BACKENDS``; ``auto``: numba for play's small batches, the packed GEMMs from 16).
 
+**Levels** (``players.levels``): ``level=N`` (1..10) sets the budget and how the move is chosen
+(a draw among the likeliest moves below the top, the exact tactics from level 4 up); with
+``sims=``, ``time=`` or ``gumbel=1`` it is refused. A spec with none of ``level=``, ``sims=``,
+``time=`` is the top level, :data:`players.levels.DEFAULT_LEVEL`: 1 s a move, the player at its
+strength (``alphazero:time=1`` plays the same moves).
+
 Budgets (``players.base.Budget``), whichever limit comes first:
 
 - none, an empty one, or ``depth`` only (depth means nothing to this search): the spec's
-  ``sims``, or with ``time=S`` that time (:attr:`AlphaZeroPlayer.default_budget`);
+  ``sims``, or with ``time=S`` that time, or the level's (:attr:`AlphaZeroPlayer.default_budget`);
 - ``sims``: that many simulations;
-- ``time_s`` with ``sims`` or ``depth``: those simulations, stopped early when the time is up
-  (a cap, e.g. hive-uhp's MaxTime);
+- ``time_s`` with ``sims``: those simulations, stopped early when the time is up;
+- ``time_s`` with ``depth`` (a cap, e.g. hive-uhp's MaxTime on ``bestmove depth N``): the
+  default budget, its simulations stopped early (or its time shortened) when the time is up;
 - ``time_s`` alone: search until the time is up, however big the tree grows;
 - ``time_s`` with ``max_time_s`` (a game clock's time manager, ``players.clock``): search
   ``time_s``, then go on towards ``max_time_s`` in steps of ``time_s`` while the position is hard
@@ -22,6 +29,8 @@ Budgets (``players.base.Budget``), whichever limit comes first:
   root's value fell by :data:`VALUE_DROP` or more since this player's last move), the time saved
   on easy moves spent on hard ones. PUCT only (a Gumbel search ends at ``time_s``); ``hard=0``
   keeps to ``time_s``.
+
+A level below the top only ever searches less than its own budget (``players.levels.Level.limit``).
 
 **Time.** A PUCT search looks at the clock after every step (one network call of ``leaves``
 leaves) and stops when the next step, predicted from the longest so far, would end past
@@ -49,18 +58,22 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from hive_env import Game
 from models import shipped
 from players.base import Budget, PlayerSpecError, check_in_progress
+from players.levels import DEFAULT_LEVEL, check_level_options, pick
+from players.levels import level as level_of
 
 from .checkpoint import load_model
-from .leaves import PROVEN_WIN, play, position_key, previous_key
+from .leaves import PROVEN_LOSS, PROVEN_WIN, play, position_key, previous_key
 from .mcts import BatchedMCTS, SearchConfig, SearchResult
 from .network import make_evaluator, pick_device
 
-DEFAULT_SIMS = 200
+FIRST_TREE_SIMS = 200
+"""The simulations the first tree of a player with a time budget is sized for (it grows on demand)."""
 C_PUCT = SearchConfig.c_puct
 """The exploration constant at play: the search's own default (``search.mcts.SearchConfig``)."""
 DEFAULT_LEAVES = 4
@@ -101,8 +114,10 @@ class AlphaZeroPlayer:
     """Network + batched search (batch of one game) as a :class:`players.registry.Player`.
 
     Attributes:
-        default_budget: ``Budget(sims=sims)`` (``Budget(time_s=time)`` with ``time``), what a
-            bare request (e.g. hive-uhp's ``bestmove``) searches.
+        default_budget: ``Budget(sims=sims)`` (``Budget(time_s=time)`` with ``time``, the level's
+            budget with ``level``), what a bare request (e.g. hive-uhp's ``bestmove``) searches.
+        level: the :class:`players.levels.Level` played, None with ``sims=`` or ``time=``.
+        sims: the spec's (or level's) simulations a move, None with a time budget.
         threads: the threads one search uses (1 on the CPU: torch and the tree kernels).
         last_sims: simulations the last ``choose`` performed.
         last_stats: ``{"sims": last_sims}`` (``players.base``: what the arena records).
@@ -110,10 +125,17 @@ class AlphaZeroPlayer:
         clock: seconds, monotonic (``time.perf_counter``; tests pass a fake one).
     """
 
-    def __init__(self, ckpt: str | Path | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
+    def __init__(self, ckpt: str | Path | None = None, sims: int | None = None, gumbel: bool = False,
                  device: str = "auto", cpuct: float = C_PUCT, seed: int = 0, name: str = "alphazero",
                  clock: Callable[[], float] = time.perf_counter, leaves: int = DEFAULT_LEAVES,
-                 backend: str = "auto", time_s: float | None = None, hard: bool = True):
+                 backend: str = "auto", time_s: float | None = None, hard: bool = True,
+                 level: int | None = None):
+        check_level_options(level, sims, time_s, gumbel)
+        if level is None and sims is None and not time_s:
+            level = DEFAULT_LEVEL
+        self.level = level_of(level) if level is not None else None
+        if self.level is not None:
+            sims, time_s = self.level.sims, self.level.time_s
         self.name = name
         self.hard = hard
         """Take more of a clock's allowance on hard moves (``Budget.max_time_s``); False: keep to
@@ -127,9 +149,10 @@ class AlphaZeroPlayer:
         self.game_type: str | None = None if ckpt is not None else "Base"
         """The game type whose shipped network is loaded (None: ``ckpt`` given, any type)."""
         self._load(shipped.CHECKPOINT if ckpt is None else ckpt)
-        self.sims = sims
+        self.sims = None if time_s else sims
         self.default_budget = Budget(time_s=time_s) if time_s else Budget(sims=sims)
-        self.config = SearchConfig(sims=sims, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
+        sized = self.sims or FIRST_TREE_SIMS
+        self.config = SearchConfig(sims=sized, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
                                    leaves_per_tree=leaves)
         self.seed = seed
         self.clock = clock
@@ -141,7 +164,7 @@ class AlphaZeroPlayer:
         """After a ``choose`` at a position the search proved won: the plies to the end the
         tree proves after the move played (the move included); else None."""
         self.rate = FIRST_RATE
-        self._keep = kept_config(self.config, sims)
+        self._keep = kept_config(self.config, sized)
         self._mcts: BatchedMCTS | None = None
         self._warm_up()
 
@@ -183,7 +206,7 @@ class AlphaZeroPlayer:
         the position just before the opponent's last move (then that move's subtree), else reset.
         The kept tree's limit follows ``self._keep`` (``kept_config`` of the current budget)."""
         if self._mcts is None or self._mcts.expansions != game.expansions:
-            self._mcts = BatchedMCTS(replace(self.config, sims=min(self.sims, TREE_SIMS)), 1,
+            self._mcts = BatchedMCTS(replace(self.config, sims=min(self.config.sims, TREE_SIMS)), 1,
                                      game.expansions, self.evaluate)
         mcts = self._mcts
         mcts.config = self._keep
@@ -233,13 +256,9 @@ class AlphaZeroPlayer:
             warnings.warn(f"{self.name}: a game past ply {self.trained_ply_cap}, the ply cap of the games "
                           "its network learnt from: its values there are extrapolated", stacklevel=2)
         start = self.clock()
-        sims: int | None = self.sims
-        b = budget if budget is not None and (budget.sims or budget.time_s) else self.default_budget
+        b = self.budget_for(budget)
         time_s = b.time_s
-        if b.sims:
-            sims = int(b.sims)
-        elif time_s and b.depth is None:
-            sims = None  # a time budget: search until the time is up
+        sims = int(b.sims) if b.sims else None  # None: a time budget, search until the time is up
         by_time = int(self.rate * TIME_SHARE * float(time_s)) + 1 if time_s else None
         expected = min(x for x in (sims, by_time) if x is not None)
         self._keep = kept_config(self.config, expected)
@@ -268,14 +287,40 @@ class AlphaZeroPlayer:
         self.last_sims = done
         self.last_stats = {"sims": done}
         self._last_value = (game.ply, float(result.value[0]))
-        won = int(result.proof[0]) == PROVEN_WIN
-        self.last_proof = int(result.proof_plies[0]) if won else None
         slot = int(result.chosen[0])
+        if self.level is not None and self.level.softened:
+            slot = self._level_slot(mcts, result, game)
+        won = int(result.proof[0]) == PROVEN_WIN and slot == int(result.chosen[0])
+        self.last_proof = int(result.proof_plies[0]) if won else None
         move = int(result.moves[0, slot])
         board, hist = game.board.copy(), game.hist.copy()
         play(board, hist, move)
         mcts.advance(0, slot, board, hist)
         return move
+
+    def budget_for(self, budget: Budget | None) -> Budget:
+        """What a move searches when ``budget`` is asked (the module docstring's list): always
+        ``sims`` or ``time_s`` or both; a level below the top searches at most its own."""
+        d = self.default_budget
+        if budget is None or not (budget.sims or budget.time_s):
+            return d
+        b = budget
+        if not b.sims and b.depth is not None:  # a time cap on a depth request: the default, capped
+            b = Budget(sims=d.sims, time_s=min(t for t in (d.time_s, b.time_s) if t))
+        return self.level.limit(b) if self.level is not None else b
+
+    def _level_slot(self, mcts: BatchedMCTS, result: SearchResult, game: Game) -> int:
+        """The root slot a softened level plays (``players.levels.pick``), drawn with a generator
+        seeded by the player's seed and the position: a seeded game replays move for move."""
+        n = int(result.n_legal[0])
+        t = mcts.tree
+        first = int(t.node_first[0, t.roots[0]])
+        prior = np.array(t.edge_prior_raw[0, first:first + n], np.float64)
+        key = int(position_key(game.board, game.hist)) & 0xFFFF_FFFF_FFFF
+        rng = np.random.default_rng([self.seed, game.ply, key])
+        proven = int(result.proof[0]) in (PROVEN_WIN, PROVEN_LOSS)
+        return pick(self.level, result.visits[0, :n], prior, result.move_proof[0, :n] == PROVEN_LOSS, proven,
+                    int(result.chosen[0]), rng)
 
     def is_hard(self, result: SearchResult, game: Game) -> bool:
         """Whether a search's root deserves more time: unproven, and no move holds
@@ -295,13 +340,15 @@ class AlphaZeroPlayer:
         self._mcts = None
 
 
-def make_player(seed: int, name: str, ckpt: str | None = None, sims: int = DEFAULT_SIMS, gumbel: bool = False,
+def make_player(seed: int, name: str, ckpt: str | None = None, sims: int | None = None, gumbel: bool = False,
                 device: str = "auto", cpuct: float = C_PUCT, leaves: int = DEFAULT_LEAVES,
-                backend: str = "auto", time: float | None = None, hard: bool = True) -> AlphaZeroPlayer:
+                backend: str = "auto", time: float | None = None, hard: bool = True,
+                level: int | None = None) -> AlphaZeroPlayer:
     """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint, an
-    unknown backend or one the device cannot run is a spec error for the user."""
+    unknown backend or one the device cannot run, ``level=`` with ``sims=``/``time=``/``gumbel=``,
+    is a spec error for the user."""
     try:
         return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
-                               name=name, leaves=leaves, backend=backend, time_s=time, hard=hard)
+                               name=name, leaves=leaves, backend=backend, time_s=time, hard=hard, level=level)
     except Exception as e:
         raise PlayerSpecError(f"player 'alphazero': {e}") from None

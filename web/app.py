@@ -147,7 +147,8 @@ def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: i
             search slot included; an engine still thinking then is answered 504 and its move
             dropped (default ``2 * move_time + 5``).
         analysis_timeout: the same for an analysis (default ``max(60, 4 * move_time)``).
-        sims: simulations per move of the ``alphazero`` opponents (None: the player's default).
+        sims: simulations a move of the ``alphazero`` opponents at the top level (None: its 1 s
+            a move; ``web.players``, "Levels"); the levels below keep their own.
         leaves: their leaves per network call (None: the player's default).
         max_sessions: games kept at once, over all clients; when full, a client with no idle
             game of its own to replace is refused 429.

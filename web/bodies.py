@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from hive_env.uhp import game_string_fields
 from players.clock import ClockControl
+from players.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 
 from .review import DEFAULT_REVIEW_SIMS, MAX_REVIEW_SIMS
 from .sessions import MAX_PLIES
@@ -94,6 +95,9 @@ class NewGame(_Body):
     black: Line = Field("random", max_length=64, description="player id from GET /api/players")
     ply_cap: int = Field(0, ge=0, le=MAX_PLIES, description="draw after this many plies; 0 = none")
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seeds the engines' random choices")
+    level: int = Field(DEFAULT_LEVEL, ge=MIN_LEVEL, le=MAX_LEVEL,
+                       description=f"the level of the AlphaZero seats, {MIN_LEVEL} (near random) to "
+                                   f"{MAX_LEVEL} (the full player, 1 s a move)")
     clock: ClockText | None = Field(None, description="a game clock, BASE+INC seconds (e.g. 60+1: "
                                                       "a minute each, a second added a move); "
                                                       "null or \"\": none")

@@ -14,6 +14,12 @@ the path, refuses one outside the directory, and opens the resolved path one com
 time under a directory descriptor without following any link, so nothing swapped in between
 is followed. The page and the API see checkpoint ids and relative paths only, never the
 server's absolute paths.
+
+**Levels.** An ``alphazero`` seat plays at a level (``players.levels``, 1 to 10, default 10: the
+full player, 1 s a move), which a new game names (``level`` of ``POST /api/games``, validated
+there) and its seats' labels show (``..., level 10, 1 s a move``). ``hive-web --sims N`` makes the
+top level search N simulations instead of its second (a lighter server, fast tests); the levels
+below keep their own.
 """
 
 from __future__ import annotations
@@ -23,14 +29,17 @@ import os
 import stat
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
 from models import shipped
 from players import Budget, Player, make_player, parse_spec
-from search.alphazero_player import DEFAULT_LEAVES, DEFAULT_SIMS, AlphaZeroPlayer
+from players.levels import DEFAULT_LEVEL, MAX_LEVEL, level
+from search.alphazero_player import DEFAULT_LEAVES, AlphaZeroPlayer
 from search.checkpoint import CheckpointError, load_model
+
+from .analysis import MAX_SIMS
 
 HUMAN = "human"
 SHIPPED = "shipped"
@@ -45,6 +54,9 @@ CLASSICAL = {
     **{f"alphabeta-{d}": (f"alphabeta:depth={d}", f"Alpha-beta, depth {d}") for d in range(1, 5)},
 }
 """id -> (player spec, label) of the classical players."""
+TIMED_COST = MAX_SIMS
+"""What a move searched for a time (the top level) counts in the search slots' simulations in
+flight (``web.limits``): as much as a full analysis, one thread busy for its time."""
 
 
 class UnknownPlayerError(ValueError):
@@ -92,6 +104,8 @@ class Entry:
         spec: player spec of a classical player ("" otherwise).
         path: absolute checkpoint path of an ``alphazero`` entry (never sent to the page);
             None for the shipped networks (the game's type picks one).
+        level: an ``alphazero`` seat's level (None: a listed entry, not yet a seat; it then
+            plays :data:`players.levels.DEFAULT_LEVEL`).
     """
 
     id: str
@@ -99,9 +113,13 @@ class Entry:
     kind: str
     spec: str = ""
     path: Path | None = None
+    level: int | None = None
 
     def public(self) -> dict:
-        return {"id": self.id, "label": self.label, "kind": self.kind}
+        out = {"id": self.id, "label": self.label, "kind": self.kind}
+        if self.level is not None:
+            out["level"] = self.level
+        return out
 
 
 class Catalogue:
@@ -110,11 +128,12 @@ class Catalogue:
     Args:
         models_dir: directory searched recursively for ``*.pt`` checkpoints (may not exist).
         move_time: seconds an alpha-beta move may take at most (its iterative deepening stops).
-        sims: simulations per move of the ``alphazero`` players.
+        sims: simulations per move of the ``alphazero`` players at the top level (None: its
+            time, 1 s a move); the levels below keep their own (module docstring).
         leaves: their leaves per network call (``search.alphazero_player``).
     """
 
-    def __init__(self, models_dir: str | Path, move_time: float = 10.0, sims: int = DEFAULT_SIMS,
+    def __init__(self, models_dir: str | Path, move_time: float = 10.0, sims: int | None = None,
                  leaves: int = DEFAULT_LEAVES):
         self.root = Path(models_dir).resolve()
         self.move_time = move_time
@@ -192,8 +211,7 @@ class Catalogue:
         ckpts = self.checkpoints()
         if ckpts:
             rel = ckpts[0].relative_to(self.root).as_posix()
-            out.append(Entry(NEWEST, f"AlphaZero, newest checkpoint ({rel}, {self.sims} sims)", "alphazero",
-                             path=ckpts[0]))
+            out.append(Entry(NEWEST, f"AlphaZero, newest checkpoint ({rel})", "alphazero", path=ckpts[0]))
         out += [Entry(k, label, "classical", spec=spec) for k, (spec, label) in CLASSICAL.items()]
         for path in ckpts:
             rel = path.relative_to(self.root).as_posix()
@@ -203,7 +221,7 @@ class Catalogue:
     def shipped(self) -> Entry:
         """The networks shipped with the package (``models.shipped``), always on the list: the one
         of the game's type (``path`` None: :meth:`network_path` picks it)."""
-        return Entry(SHIPPED, f"AlphaZero, the shipped network ({self.sims} sims)", "alphazero")
+        return Entry(SHIPPED, "AlphaZero, the shipped network", "alphazero")
 
     def network_path(self, entry: Entry, game_type: str) -> Path:
         """The checkpoint an ``alphazero`` entry plays ``game_type`` with.
@@ -237,12 +255,51 @@ class Catalogue:
         shown = player_id if len(player_id) <= 40 else player_id[:37] + "..."
         raise UnknownPlayerError(f"unknown player {shown!r}: choose an id listed by GET /api/players")
 
+    # ----- levels -----------------------------------------------------------------------------
+    def _top_sims(self, entry: Entry) -> int | None:
+        """The server's ``--sims`` when ``entry`` plays the top level, else None."""
+        return self.sims if (entry.level or DEFAULT_LEVEL) == MAX_LEVEL else None
+
+    def strength(self, entry: Entry) -> str:
+        """``"level 10, 1 s a move"``: what an ``alphazero`` seat's label shows."""
+        number = entry.level or DEFAULT_LEVEL
+        if (sims := self._top_sims(entry)) is not None:
+            return f"level {number}, {sims} simulations a move"
+        return level(number).short()
+
+    def at_level(self, entry: Entry, number: int) -> Entry:
+        """An ``alphazero`` entry as a seat at level ``number`` (1..10), its label naming it;
+        other entries unchanged.
+
+        Raises:
+            UnknownPlayerError: a level out of range (the request body checks it first).
+        """
+        if entry.kind != "alphazero":
+            return entry
+        try:
+            level(number)
+        except ValueError as e:
+            raise UnknownPlayerError(str(e)) from None
+        seat = replace(entry, level=number)
+        return replace(seat, label=f"{entry.label}, {self.strength(seat)}")
+
+    def search_cost(self, entry: Entry) -> int | None:
+        """Simulations an engine's move counts in the search slots (``web.limits``): an
+        ``alphazero`` seat its level's (or ``--sims``), :data:`TIMED_COST` for a time; 0 for
+        alpha-beta (a search without simulations); None: not a search (random, greedy)."""
+        if entry.kind == "alphazero":
+            sims = self._top_sims(entry) or level(entry.level or DEFAULT_LEVEL).sims
+            return sims if sims is not None else TIMED_COST
+        return 0 if entry.spec.startswith("alphabeta") else None
+
     def clock_budget(self, entry: Entry, time_s: float) -> Budget:
         """An engine's budget for a move of a clock game: the time manager's ``time_s`` in place
-        of ``move_time``, with the entry's own depth (alpha-beta) or simulations (AlphaZero) as
-        the other limit, whichever comes first; the random and greedy players ignore it."""
+        of ``move_time``, with the entry's own depth (alpha-beta) or simulations (an AlphaZero
+        level below the top, or ``--sims``) as the other limit, whichever comes first; the top
+        level searches the share; the random and greedy players ignore it."""
         if entry.kind == "alphazero":
-            return Budget(time_s=time_s, sims=self.sims)
+            sims = self._top_sims(entry) or level(entry.level or DEFAULT_LEVEL).sims
+            return Budget(time_s=time_s, sims=sims)
         depth = parse_spec(entry.spec)[1].get("depth") if entry.spec.startswith("alphabeta") else None
         return Budget(time_s=time_s, depth=int(depth) if depth else None)
 
@@ -256,13 +313,15 @@ class Catalogue:
             if spec.startswith("alphabeta"):
                 spec += f",time={self.move_time:g}"
             return make_player(spec, seed=seed)
+        sims = self._top_sims(entry)
+        budget = {"sims": sims} if sims is not None else {"level": entry.level or DEFAULT_LEVEL}
         if entry.path is None:  # the shipped networks (AlphaZeroPlayer picks the game type's)
-            return AlphaZeroPlayer(None, sims=self.sims, device="auto", seed=seed, name=entry.label,
-                                   leaves=self.leaves)
+            return AlphaZeroPlayer(None, device="auto", seed=seed, name=entry.label, leaves=self.leaves,
+                                   **budget)
         try:
             with self.open(entry.path) as f:
-                return AlphaZeroPlayer(f, sims=self.sims, device="auto", seed=seed, name=entry.label,
-                                       leaves=self.leaves)
+                return AlphaZeroPlayer(f, device="auto", seed=seed, name=entry.label, leaves=self.leaves,
+                                       **budget)
         except (CheckpointError, OSError):  # the message would name the server's paths
             raise UnknownPlayerError(f"checkpoint {entry.id} cannot be loaded (changed, moved or removed "
                                      "since it was listed)") from None

@@ -56,10 +56,8 @@ class Server:
 
     def search_sims_of(self, seat: Entry) -> int | None:
         """Simulations an engine's move costs in the search budget; None: not a search (the
-        random and greedy players answer at once, on the cheap pool)."""
-        if seat.kind == "alphazero":
-            return self.catalogue.sims
-        return 0 if seat.spec.startswith("alphabeta") else None
+        random and greedy players answer at once, on the cheap pool; ``Catalogue.search_cost``)."""
+        return self.catalogue.search_cost(seat)
 
     async def network_for(self, model: str | None, game_type: str) -> tuple[Entry, Path]:
         """The AlphaZero entry ``model`` names (default: ``newest``) and its network's path."""

@@ -27,9 +27,10 @@ BLACK_FIRST = ";".join(f"b{bug} {ref}" for bug in ("S1", "B1", "G1", "A1")
                        for ref in ("wS1/", "wS1-", "wS1\\", "/wS1", "-wS1", "\\wS1"))
 KINDS = "alphabeta;alphazero;greedy;random"
 """The Player option's choices: the kinds that need no option (the shipped network for alphazero)."""
-OPTIONS = ["Player;enum;alphabeta;alphabeta;" + KINDS, "MaxDepth;int;0;0;0;60",
+OPTIONS = ["Player;enum;alphazero;alphazero;" + KINDS, "MaxDepth;int;0;0;0;60",
            "MaxTime;double;60.0;60.0;0.01;86400.0", "Seed;int;0;0;0;2147483647",
-           "Leaves;int;0;0;0;256"]
+           "Leaves;int;0;0;0;256", "Level;int;0;0;0;10"]
+"""The default player is the shipped network at its top level (issue 41: a bare bestmove thinks 1 s)."""
 
 
 def reason(action: Callable[[], object]) -> str:
@@ -129,8 +130,8 @@ def test_scripted_session_exact_replies(engine):
         ("options", [*OPTIONS, "ok"]),
         ("options get MaxDepth", ["MaxDepth;int;0;0;0;60", "ok"]),
         ("options set MaxDepth 2", ["MaxDepth;int;2;0;0;60", "ok"]),
-        ("options set player RANDOM", ["Player;enum;random;alphabeta;" + KINDS, "ok"]),
-        ("options set Player alphabeta", ["Player;enum;alphabeta;alphabeta;" + KINDS, "ok"]),
+        ("options set player RANDOM", ["Player;enum;random;alphazero;" + KINDS, "ok"]),
+        ("options set Player alphabeta", ["Player;enum;alphabeta;alphazero;" + KINDS, "ok"]),
         ("bestmove", ["wA2 /bQ", "ok"]),
         ("options set MaxDepth 0", ["MaxDepth;int;0;0;0;60", "ok"]),
     ]
@@ -172,7 +173,8 @@ def _load(text: str) -> Callable[[], object]:
     ("bestmove depth x", "err bestmove depth needs a whole number 1..60, not 'x'"),
     ("bestmove nodes 5",
      "err expected bestmove, bestmove time hh:mm:ss, bestmove seconds S or bestmove depth N, not 'nodes 5'"),
-    ("options get Colour", "err unknown option 'Colour' (options: Player, MaxDepth, MaxTime, Seed, Leaves)"),
+    ("options get Colour",
+     "err unknown option 'Colour' (options: Player, MaxDepth, MaxTime, Seed, Leaves, Level)"),
     ("options set Player chess",
      "err Player must be one of alphabeta, alphazero, greedy, random, not 'chess'"),
     ("options set MaxDepth 61", "err MaxDepth must be between 0 and 60, not 61"),
@@ -268,7 +270,7 @@ def test_a_uhp_spec_player_keeps_its_command_in_the_options():
     spec = "uhp:cmd=" + " ".join([*ENGINE, "--player", "random"])
     eng = Engine("--player", spec)
     try:
-        options = ["Player;enum;uhp;alphabeta;alphabeta;alphazero;greedy;random;uhp", "ok"]
+        options = ["Player;enum;uhp;alphazero;alphabeta;alphazero;greedy;random;uhp", "ok"]
         assert eng.send("options get Player") == options
         eng.send("newgame Base")
         assert eng.send("options set Player random")[0].startswith("Player;enum;random")

@@ -125,12 +125,12 @@ def test_hive_play_and_hive_uhp_default_to_it(tmp_path):
     done = subprocess.run([sys.executable, "-m", "scripts.play", "--out", str(tmp_path / "g.txt")],
                           input="resign\n", cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "you are White against alphazero (Base)" in done.stdout
+    assert "you are White against alphazero (Base, level 10, 1 s a move)" in done.stdout  # its top level
     uhp = subprocess.run([sys.executable, "-m", "scripts.uhp_engine"], cwd=ROOT, capture_output=True,
                          text=True, input="options set Player alphazero\nnewgame Base\nbestmove depth 1\n",
                          timeout=120)
     lines = uhp.stdout.splitlines()
-    assert "Player;enum;alphazero;alphabeta;alphabeta;alphazero;greedy;random" in lines
+    assert "Player;enum;alphazero;alphazero;alphabeta;alphazero;greedy;random" in lines
     assert lines[-2] in ("wA1", "wB1", "wG1", "wQ", "wS1"), uhp.stdout  # the first move's tiles
 
 

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from hive_env import Game
 from hive_env.pieces import BUG_RULES
 from models.gnn import build_model
+from players import Budget
 from search.alphazero_player import DEFAULT_LEAVES
 from search.checkpoint import save_checkpoint
 from web import create_app
@@ -137,6 +138,44 @@ def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path, unship
         assert_refused(r, 400, "no network is shipped for Base+L")
         analysis = c.get(f"/api/games/{new_game(c, game_type='Base+L')['id']}/analysis?model=shipped&sims=4")
         assert_refused(analysis, 409, "no network is shipped for Base+L")
+
+
+def test_a_new_game_sets_the_level_of_its_alphazero_seats(client):
+    """Issue 41: the page's level selector. ``/api/players`` lists the levels (this server's
+    ``--sims 16`` at the top); a new game's ``level`` names its AlphaZero seats' strength in their
+    labels and sets what their moves cost in the search slots; a bad level is refused."""
+    info = client.get("/api/players").json()
+    assert [lv["level"] for lv in info["levels"]] == list(range(1, 11)) and info["default_level"] == 10
+    assert info["levels"][2]["label"] == "level 3, 1 simulation a move"
+    assert info["levels"][9]["label"] == "level 10, 16 simulations a move"  # --sims 16
+    s = client.post("/api/games", json={"white": "shipped", "black": "greedy", "level": 3}).json()
+    white, black = s["players"]["white"], s["players"]["black"]
+    assert white["level"] == 3 and white["label"].endswith(", level 3, 1 simulation a move")
+    assert "level" not in black and black["label"] == "Greedy (one ply, heuristic)"
+    r = client.post(f"/api/games/{s['id']}/engine-move")
+    assert r.status_code == 200 and len(r.json()["moves"]) == 1
+    server = client.app.state.server
+    catalogue = server.catalogue
+    assert server.search_sims_of(catalogue.at_level(catalogue.entry("shipped"), 3)) == 1
+    assert server.search_sims_of(catalogue.at_level(catalogue.entry("shipped"), 10)) == 16
+    s = new_game(client, white="shipped")
+    top = s["players"]["white"]  # the default level
+    assert top["level"] == 10 and top["label"].endswith("level 10, 16 simulations a move")
+    for level in (0, 11, "3", 2.5):
+        assert_refused(client.post("/api/games", json={"white": "shipped", "black": "human", "level": level}),
+                       422, "level")
+
+
+def test_the_top_level_searches_a_second_without_sims(tmp_path):
+    catalogue = create_app(tmp_path / "none").state.server.catalogue
+    top, three = catalogue.at_level(catalogue.shipped(), 10), catalogue.at_level(catalogue.shipped(), 3)
+    assert top.label == "AlphaZero, the shipped network, level 10, 1 s a move"
+    assert catalogue.search_cost(top) == 2000 and catalogue.search_cost(three) == 1
+    assert catalogue.clock_budget(top, 3.0) == Budget(time_s=3.0)
+    assert catalogue.clock_budget(three, 3.0) == Budget(time_s=3.0, sims=1)
+    player = catalogue.build(three)
+    assert player.level.number == 3 and player.default_budget == Budget(sims=1)
+    assert catalogue.build(top).default_budget == Budget(time_s=1.0)
 
 
 def test_undo_goes_back_to_the_persons_move(client):

@@ -1,7 +1,7 @@
 """``hive-web`` in a real headless Chromium (Debian's ``chromium``, driven by Playwright):
 clicking pieces and destinations to the end of a game, illegal clicks, loading and stepping
-through a game with the arrow keys, the analysis panel and its labels, the review mode, and a
-game with a clock.
+through a game with the arrow keys, the analysis panel and its labels, the review mode, a game
+with a clock, and the opponent's level.
 
 Skipped when Chromium or Playwright is missing, except under CI (``CI=true``), where that is a
 failure: ``make test`` installs both (``make browser``). Set ``HIVE_WEB_SCREENSHOT=path.png`` to
@@ -100,6 +100,18 @@ def test_the_opponent_list_offers_the_shipped_network_and_defaults_to_the_newest
     assert options[:3] == ["human", "shipped", "newest"]
     assert page.input_value("#opponent") == "newest"  # the models directory holds a checkpoint
     assert "shipped network" in page.inner_text("#opponent option[value=shipped]")
+
+
+def test_a_level_is_chosen_and_the_engine_answers_at_it(page):
+    """Issue 41: the level selector (1 to 10, the top by default) sets the AlphaZero opponent's
+    level; the engine answers, and the page shows the level beside the game."""
+    assert page.eval_on_selector_all("#level option", "els => els.map(e => e.value)") == [
+        str(n) for n in range(1, 11)]
+    assert page.input_value("#level") == "10"
+    page.select_option("#level", "3")
+    new_game(page, "shipped", colour="black")  # the engine opens
+    assert len(played(page)) == 1
+    assert "White: AlphaZero, the shipped network, level 3, 1 simulation a move" in page.inner_text("#seats")
 
 
 def test_the_trays_and_tiles_name_the_bugs_and_sides(page):

@@ -1,6 +1,6 @@
 """A game's life: a new game (a game type, a GameString or a record, seats from ``GET
-/api/players``, an optional clock), its position (live or an earlier ply), its legal moves, a
-person's move, the engine's move, undo, and forgetting it.
+/api/players``, the AlphaZero seats' level, an optional clock), its position (live or an earlier
+ply), its legal moves, a person's move, the engine's move, undo, and forgetting it.
 
 A game belongs to the client that made it (``Owner``). A game with a clock (``clock: "BASE+INC"``
 seconds, ``players.clock``) keeps it on the server (``web.sessions``): every answer about the game
@@ -66,6 +66,7 @@ async def new_game(body: NewGame, owner: Owner, server: ServerDep):
     try:
         seats = tuple(await asyncio.gather(server.cheap(catalogue.entry, body.white),
                                            server.cheap(catalogue.entry, body.black)))
+        seats = tuple(catalogue.at_level(seat, body.level) for seat in seats)
     except UnknownPlayerError as e:
         raise SessionError(400, str(e)) from None
     game = await server.cheap(_load, body)

@@ -10,8 +10,10 @@ from fastapi.responses import FileResponse
 
 from hive_env import GAME_TYPES
 from hive_env.pieces import BUGS, COLOUR_NAMES
+from players.levels import DEFAULT_LEVEL, LEVELS
 
 from ..analysis import MAX_SIMS
+from ..players import Entry
 from ..state import ServerDep
 from ..view import COLOURS
 
@@ -38,8 +40,11 @@ async def index():
 @router.get("/api/players", summary="Opponents and game types")
 async def players(server: ServerDep):
     entries = await server.cheap(server.catalogue.entries)
+    catalogue = server.catalogue
+    levels = [{"level": lv.number, "label": catalogue.strength(Entry("", "", "alphazero", level=lv.number)),
+               "detail": lv.describe()} for lv in LEVELS]
     return {"players": [e.public() for e in entries], "game_types": list(GAME_TYPES),
-            "sims": server.catalogue.sims, "max_sims": MAX_SIMS}
+            "sims": catalogue.sims, "max_sims": MAX_SIMS, "levels": levels, "default_level": DEFAULT_LEVEL}
 
 
 @router.get("/api/bugs", summary="The bug kinds and the sides, as the page names them")

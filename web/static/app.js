@@ -396,6 +396,9 @@ function renderStatus() {
     if (ui.thinking && v.live) text += ", thinking...";
   }
   $("status").textContent = `${g.game_type}: ${text}`;
+  // the engines of the game and their strength (an AlphaZero seat's label names its level and time)
+  $("seats").textContent = ["white", "black"].filter((c) => g.players[c].kind !== "human")
+    .map((c) => `${ui.sideNames[c]}: ${g.players[c].label}`).join("; ");
   $("browse-note").hidden = v.live;
 }
 
@@ -810,7 +813,8 @@ async function startGame(record) {
   $("analysis-out").hidden = true;
   ui.watching = $("mode").value === "watch";
   const [white, black] = seatIds();
-  const body = { game_type: $("game-type").value, white, black, seed: Math.floor(Math.random() * 1e9) };
+  const body = { game_type: $("game-type").value, white, black, seed: Math.floor(Math.random() * 1e9),
+    level: parseInt($("level").value, 10) };
   if (record === undefined && $("mode").value === "play" && $("clock").value) {
     body.clock = $("clock").value === "custom" ? $("clock-custom").value.trim() : $("clock").value;
   }
@@ -887,6 +891,9 @@ async function init() {
   fillSelect($("analysis-model"), nets, net);
   $("analysis").hidden = !nets.length;
   $("sims").max = info.max_sims;
+  const levels = info.levels.map((l) => ({ id: String(l.level), label: `${l.level}: ${l.label}` }));
+  fillSelect($("level"), levels, String(info.default_level));
+  for (const o of $("level").options) o.title = info.levels.find((l) => String(l.level) === o.value).detail;
 
   $("mode").addEventListener("change", () => {
     $("setup").classList.toggle("watch", $("mode").value === "watch");

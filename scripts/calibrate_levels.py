@@ -1,0 +1,178 @@
+"""Calibrate the ``alphazero`` player's levels: one round robin, one rating fit, one table.
+
+    python -m scripts.calibrate_levels --games 20 --workers 2                        # Base
+    python -m scripts.calibrate_levels --games 20 --workers 2 --game-type Base+MLP
+    python -m scripts.calibrate_levels --levels 1 10 --games 2 --depths 1 --no-nokamute   # a smoke run
+
+The players: every level (``alphazero:level=N``, the network shipped for the game type, or
+``--ckpt``) and the ladder's anchors (``random``, ``greedy``, ``alphabeta:depth=1..4``, and
+nokamute at 1 s a move where ``../shared/tools/nokamute`` (or ``--nokamute PATH``) exists), all in
+one round robin (``hive-arena roundrobin``'s arena: the ladder's openings ``random:4`` and ply cap,
+colours alternated, one search thread a side, each worker pinned to a core where there are
+enough). One Bradley-Terry fit of all its games (``arena.ratings.fit_elo``) gives each player's Elo
+relative to ``alphabeta:depth=2`` (the ladder's anchor) with its 95% likelihood-ratio interval,
+and each level's margin over the level below it: the same fit anchored on that level, so the
+interval is the margin's own (``confirmed`` when its lower end is above 0).
+
+Written to the results directory (default ``runs/arena/roundrobin-HASH``; rerunning the same
+command resumes it): ``levels.json`` (every number, the command and the conditions) and
+``levels.md`` (the table for docs/players.md and the model card), printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+from arena import ladder
+from arena.arena import run_arena
+from arena.config import ArenaConfig, ArenaError, default_out_dir
+from arena.ratings import fit_elo, tally
+from hive_env import GAME_TYPES
+from hive_env.files import write_atomic
+from hive_env.outcome import DEFAULT_PLY_CAP
+from players.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
+
+ROOT = Path(__file__).resolve().parents[1]
+NOKAMUTE = ROOT.parent / "shared" / "tools" / "nokamute"
+"""Where the project keeps a built nokamute (docs/strength.md); used when present."""
+NOKAMUTE_TIME = 1.0
+"""nokamute's seconds a move: the top level's time."""
+
+
+def level_spec(number: int, ckpt: str | None, device: str) -> str:
+    """The spec of level ``number``, named ``level-N`` in the tables."""
+    net = f"ckpt={ckpt}," if ckpt else ""
+    return f"alphazero:{net}level={number},device={device},name=level-{number}"
+
+
+def players(levels: list[int], depths: list[int], nokamute: str | None, ckpt: str | None,
+            device: str) -> list[str]:
+    """The round robin's players: the levels, then the anchors."""
+    out = [level_spec(n, ckpt, device) for n in levels]
+    out += ["random", "greedy", *(f"alphabeta:depth={d}" for d in depths)]
+    if nokamute:
+        out.append(f"uhp:cmd={nokamute},time={NOKAMUTE_TIME:g},name=nokamute")
+    return out
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="calibrate_levels", description=__doc__.splitlines()[0])
+    p.add_argument("--levels", nargs="+", type=int, default=list(range(MIN_LEVEL, MAX_LEVEL + 1)),
+                   metavar="N", help="the levels to rate (default all)")
+    p.add_argument("--games", type=int, default=20, help="games a pairing, even (default 20)")
+    p.add_argument("--game-type", default="Base", choices=GAME_TYPES)
+    p.add_argument("--depths", nargs="+", type=int, default=list(ladder.DEPTHS), metavar="D",
+                   help="the alphabeta anchors (default 1 2 3 4)")
+    p.add_argument("--nokamute", default=str(NOKAMUTE),
+                   help="nokamute's executable, an anchor at 1 s a move when it exists (default "
+                        "../shared/tools/nokamute)")
+    p.add_argument("--no-nokamute", action="store_true", help="leave nokamute out")
+    p.add_argument("--ckpt", help="a checkpoint instead of the network shipped for the game type")
+    p.add_argument("--device", default="cpu", help="the levels' device (default cpu)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the openings and the players (default 0)")
+    p.add_argument("--ply-cap", type=int, default=DEFAULT_PLY_CAP)
+    p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    p.add_argument("--out", help="results directory (default runs/arena/roundrobin-HASH of the settings)")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    bad = [n for n in args.levels if not MIN_LEVEL <= n <= MAX_LEVEL]
+    if bad or len(set(args.levels)) != len(args.levels):
+        p.error(f"--levels: distinct whole numbers from {MIN_LEVEL} to {MAX_LEVEL}")
+    args.levels = sorted(args.levels)
+    return args
+
+
+def table(config: ArenaConfig, records: list[dict], levels: list[int], prior_draws: float = 1.0) -> dict:
+    """Every player's Elo relative to the ladder's anchor (random when it is not playing) with
+    its 95% interval, and each level's margin over the next level below it (the fit anchored
+    there)."""
+    names = list(config.players)
+    index = {n: i for i, n in enumerate(names)}
+    points, games = tally(len(names), [(r["white_index"], r["black_index"], r["white_score"])
+                                       for r in records])
+    anchor = ladder.ANCHOR if ladder.ANCHOR in index else "random"
+    fit = fit_elo(points, games, anchor=index[anchor], prior_draws=prior_draws)
+
+    def num(x: float) -> float | None:
+        return round(float(x), 1) if math.isfinite(x) else None
+
+    rows = []
+    for i, spec in enumerate(names):
+        number = next((n for n in levels if f"name=level-{n}" in spec), None)
+        rows.append({"player": spec if number is None else f"level-{number}", "spec": spec, "level": number,
+                     "elo": num(fit.elo[i]), "lo": num(fit.lo[i]), "hi": num(fit.hi[i]),
+                     "games": int(games[i].sum()), "score": num(points[i].sum() / max(games[i].sum(), 1))})
+    level_rows = {r["level"]: r for r in rows if r["level"] is not None}
+    for below, above in zip(levels, levels[1:], strict=False):
+        i, j = names.index(level_rows[above]["spec"]), names.index(level_rows[below]["spec"])
+        gap = fit_elo(points, games, anchor=j, prior_draws=prior_draws)
+        level_rows[above]["over_below"] = {"level": below, "elo": num(gap.elo[i]), "lo": num(gap.lo[i]),
+                                           "hi": num(gap.hi[i]),
+                                           "confirmed": bool(math.isfinite(gap.lo[i]) and gap.lo[i] > 0)}
+    return {"anchor": anchor, "prior_draws": prior_draws, "players": rows}
+
+
+def markdown(result: dict) -> str:
+    """The levels' table (then the anchors') as Markdown."""
+    def interval(r: dict) -> str:
+        return "" if r["lo"] is None else f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"
+
+    def elo(x: float | None) -> str:
+        return "unrated" if x is None else f"{x:+.0f}"
+
+    lines = [f"Elo relative to `{result['anchor']}`, 95% intervals; {result['games']} games, "
+             f"{result['game_type']}, `{result['command']}`.", "",
+             "| level | what it plays | Elo [95%] | over the level below [95%] | games | score |",
+             "|---|---|---|---|---|---|"]
+    for r in (r for r in result["players"] if r["level"] is not None):
+        gap = r.get("over_below")
+        over = "" if gap is None else (f"{elo(gap['elo'])} {'' if gap['lo'] is None else interval(gap)}"
+                                       f"{' (confirmed)' if gap['confirmed'] else ' (not confirmed)'}")
+        lines.append(f"| {r['level']} | {LEVELS[r['level'] - 1].describe().split(': ', 1)[1]} | "
+                     f"{elo(r['elo'])} {interval(r)} | {over} | {r['games']} | {r['score']:.3f} |")
+    lines += ["", "| anchor | Elo [95%] | games | score |", "|---|---|---|---|"]
+    for r in (r for r in result["players"] if r["level"] is None):
+        lines.append(f"| `{r['player']}` | {elo(r['elo'])} {interval(r)} | {r['games']} | {r['score']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    found = not args.no_nokamute and Path(args.nokamute).is_file()
+    nokamute = str(Path(args.nokamute).resolve()) if found else None
+    specs = players(args.levels, args.depths, nokamute, args.ckpt, args.device)
+    try:
+        config = ArenaConfig("roundrobin", tuple(specs), args.games, args.game_type, ladder.OPENINGS,
+                             args.seed, args.ply_cap, threads=1)
+        out = Path(args.out or default_out_dir(config))
+        games = len(config.pairings()) * args.games
+        print(f"calibrate_levels: {len(specs)} players, {games} games; results in {out}"
+              + ("" if nokamute else " (no nokamute)"), flush=True)
+        report = run_arena(config, out, workers=args.workers, progress=not args.no_progress)
+    except (ArenaError, ValueError, OSError) as e:
+        print(f"calibrate_levels: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ncalibrate_levels: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    result = table(config, report.records, args.levels)
+    command = "python -m scripts.calibrate_levels " + shlex.join(argv if argv is not None else sys.argv[1:])
+    result.update({"command": command.strip(), "game_type": args.game_type, "games": len(report.records),
+                   "games_per_pairing": args.games, "seed": args.seed, "openings": ladder.OPENINGS,
+                   "ply_cap": args.ply_cap, "complete": report.complete,
+                   "levels": {str(lv.number): lv.describe() for lv in LEVELS if lv.number in args.levels}})
+    text = markdown(result)
+    write_atomic(out / "levels.json", json.dumps(result, indent=1) + "\n")
+    write_atomic(out / "levels.md", text)
+    print(text)
+    print(f"wrote {out / 'levels.json'} and {out / 'levels.md'}")
+    return 0 if report.complete else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
