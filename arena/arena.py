@@ -17,6 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from hive_env import Game
+from hive_env.files import is_disk_full
 from players import Player, PlayerSpecError, player_label
 
 from .config import ArenaConfig, ArenaError
@@ -99,13 +100,14 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
                 execute(pending, workers, handle, modules, pin=config.thread_limit() == 1)
             else:
                 executor(pending, workers, handle, modules)
-    except BaseException:
+    except BaseException as stopped:
         if records:
             try:
                 write_report(build_report(config, store.path, anchor_index, records, len(tasks), prior_draws),
                              prior_draws)
             except Exception as e:  # never hide the interruption behind a reporting problem
-                print(f"hive-arena: could not write partial tables: {e}", file=sys.stderr)
+                if not (is_disk_full(e) and is_disk_full(stopped)):  # the same full disk: said once
+                    print(f"hive-arena: could not write partial tables: {e}", file=sys.stderr)
         raise
     finally:
         bar.close()

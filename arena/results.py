@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hive_env.files import write_atomic
+from hive_env.files import naming, write_atomic
 from players.uhp_client import clip
 
 from .config import CONFIG_VERSION, ArenaConfig, ArenaError
@@ -97,8 +97,10 @@ class ResultsDir:
         return records
 
     def append(self, record: dict[str, Any]) -> None:
-        """Add one record durably (flush + fsync), before anything else sees it."""
-        with open(self.games, "a") as f:
+        """Add one record durably (flush + fsync), before anything else sees it. A full disk
+        raises an OSError naming the file (``hive_env.files.naming``); the torn line it may
+        leave is dropped when the directory is read again."""
+        with naming(self.games), open(self.games, "a") as f:
             f.write(json.dumps(record) + "\n")
             f.flush()
             os.fsync(f.fileno())

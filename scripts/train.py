@@ -13,7 +13,9 @@ resumes every job.
 Rerunning the same command resumes the run in ``runs/<name>`` (settings that change the
 network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and SIGTERM
 (exit 143) stop it cleanly with one line. A start-up error (an unknown key or option, a bad
-value) is one line with exit 2, before anything is created; ``--help`` lists every setting.
+value) is one line with exit 2, before anything is created; ``--help`` lists every setting. A
+full disk (or the file size limit) is one line naming the file, exit 74 (training.faults):
+nothing the run reads back is half written, and the same command resumes once there is room.
 Progress goes to stdout and ``<run_dir>/train.log`` (Hydra's job logging, configs/train.yaml):
 a bar on a terminal (log lines printed above it), plain periodic lines otherwise.
 The job itself is :func:`training.loop.train`; this is its command line and its words.
@@ -22,6 +24,7 @@ The job itself is :func:`training.loop.train`; this is its command line and its 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 
@@ -35,7 +38,9 @@ from typing import TYPE_CHECKING  # noqa: E402
 import hydra  # noqa: E402
 from omegaconf import DictConfig  # noqa: E402
 
+from hive_env.files import is_disk_full  # noqa: E402
 from training.config import ConfigError, register_configs  # noqa: E402
+from training.faults import DISK_FULL_EXIT, disk_full_line, stop_on_log_write_errors  # noqa: E402
 from training.loop import CONFIGS  # noqa: E402
 
 if TYPE_CHECKING:
@@ -96,7 +101,14 @@ def main() -> None:
     if text is not None:
         print(text)
         return
-    run()
+    # Hydra raises what fails before the job (its own report is a traceback): a full disk while it
+    # writes its files is one line, as in the job (run)
+    os.environ.setdefault("HYDRA_FULL_ERROR", "1")
+    try:
+        run()
+    except OSError as e:
+        stop_on_disk_full(e)
+        raise
     from training import sweep
 
     if sweep.LAST_SWEEP is not None:  # hive-train -m: how the jobs ended
@@ -117,6 +129,7 @@ def run(cfg: DictConfig) -> None:
     from training.run import Stopped, stop_on_signals
 
     stop_on_signals()
+    stop_on_log_write_errors()  # train.log on a full disk: the run stops with one line, as for any file
     log = logging.getLogger("hive-train").info  # console (plain) and train.log (timed)
     hc = HydraConfig.get()
     if hc.mode == RunMode.MULTIRUN:
@@ -131,6 +144,17 @@ def run(cfg: DictConfig) -> None:
         at = f"at step {e.step}" if e.step is not None else "during start-up"
         print(f"hive-train: interrupted {at}; rerun the same command to resume", file=sys.stderr)
         sys.exit(e.exit_code)
+    except OSError as e:
+        stop_on_disk_full(e)
+        raise
+
+
+def stop_on_disk_full(e: OSError) -> None:
+    """A full disk (or the file size limit): one line naming the file, exit 74
+    (training.faults); any other error returns (the caller raises it)."""
+    if is_disk_full(e):
+        print(f"hive-train: {disk_full_line(e)}", file=sys.stderr)
+        sys.exit(DISK_FULL_EXIT)
 
 
 def train_job(cfg: DictConfig, overrides: list[str], log) -> None:
@@ -152,7 +176,6 @@ def sweep_job(cfg: DictConfig, log) -> None:
     it, it runs on a core of its own, and its status goes to ``sweep.json``. A failure is one line
     and ``failed`` there (the sweep's other jobs go on; ``main`` sums up), never an exit."""
     import multiprocessing
-    import os
 
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import open_dict
@@ -183,8 +206,11 @@ def sweep_job(cfg: DictConfig, log) -> None:
     except Stopped as e:
         error = f"interrupted at step {e.step}" if e.step is not None else "interrupted during start-up"
     except Exception as e:  # a crash of this job must not end the others: recorded, the sweep goes on
-        logging.getLogger("hive-train").exception("sweep job failed")
-        error = f"error: {type(e).__name__}: {e}"
+        if is_disk_full(e):
+            error = f"error: {disk_full_line(e)}"
+        else:
+            logging.getLogger("hive-train").exception("sweep job failed")
+            error = f"error: {type(e).__name__}: {e}"
     finally:
         sweep.release_core()
     if error is not None:

@@ -17,6 +17,7 @@ Modules, in the direction data flows:
 - ``overrides``: hive-train's command-line overrides checked and composed, and its ``--help``
 - ``resume``: which settings a resumed run may change, and the record of the changes
 - ``metrics``: TensorBoard (config, scalars; purged on resume) and the progress bar or lines
+- ``faults``: a full disk anywhere in the run: one line naming the file, exit 74 (docs/reliability.md)
 - ``model_card``: the card of a shipped network, from its run directory and ladders
 - ``selfplay_records``: the game records of a network's self-play (the tactics suite's input)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,10 @@ class CheckpointStore:
                 out.append(int(m.group(1)))
         return sorted(out)
 
-    def latest(self) -> tuple[int, dict[str, Any]] | None:
-        """The newest readable checkpoint as (step, dict); damaged ones are skipped with a warning.
+    def latest(self, warn: Callable[[str], None] | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The newest readable checkpoint as (step, dict); damaged ones (truncated, bytes flipped:
+        ``search.checkpoint.read_checkpoint`` checks the archive's CRCs) are skipped, each with one
+        warning naming it, through ``warn`` (default: ``warnings.warn``).
 
         Raises:
             UnsafeCheckpointError: a checkpoint that would run code when loaded: someone put it
@@ -58,7 +61,10 @@ class CheckpointStore:
             except UnsafeCheckpointError:
                 raise
             except CheckpointError as e:
-                warnings.warn(f"skipping checkpoint: {e}", stacklevel=2)
+                if warn is None:
+                    warnings.warn(f"skipping checkpoint: {e}", stacklevel=2)
+                else:
+                    warn(f"skipping checkpoint: {e}")
         return None
 
     def prune(self, keep: int) -> None:

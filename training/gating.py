@@ -33,12 +33,19 @@ process killed at any point leaves a ledger that :meth:`Gatekeeper.catch_up` fin
 start, before training on: the arena resumes its results directory (``games.jsonl``), and the
 gating decision is taken again against the recorded rival. A re-trained step has another hash,
 so it gets its own directory and never reuses the old games.
+
+Damaged files (docs/reliability.md). An unreadable ``ledger.json`` is moved aside
+(``ledger.json.damaged``, one warning) and rebuilt from the run directory: best.pt as a done,
+promoted evaluation, the frozen checkpoints as due again (:meth:`Gatekeeper._rebuild_ledger`). A
+results directory the arena refuses (a damaged record or ``config.json``) is moved aside
+(``<dir>.damaged``, one warning) and its games are played again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -48,7 +55,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from arena.arena import run_arena
-from arena.config import ArenaConfig
+from arena.config import ArenaConfig, ArenaError
 from arena.executor import Executor
 from arena.ladder import (
     RUN_LADDER_DIR,
@@ -151,19 +158,44 @@ class LedgerEntry:
                    **{key: data.get(key) for key in cls.OPTIONAL})
 
 
+_HASH_RE = re.compile(r"^[0-9a-f]{12}$")
+_FROZEN_RE = re.compile(r"^ckpt_(\d{8})_([0-9a-f]{12})\.pt$")
+
+
+def _check_entry(entry: LedgerEntry) -> LedgerEntry:
+    """``entry`` when its step and hashes have their types and forms; ValueError when not (a
+    damaged file that still parses as JSON)."""
+    if (isinstance(entry.step, bool) or not isinstance(entry.step, int) or entry.step < 0
+            or not isinstance(entry.checkpoint, str) or not _HASH_RE.match(entry.checkpoint)
+            or not (entry.rival is None or (isinstance(entry.rival, str) and _HASH_RE.match(entry.rival)))):
+        raise ValueError(f"not a ledger entry: step {entry.step!r}, checkpoint {entry.checkpoint!r}")
+    return entry
+
+
 class Ledger:
     """``eval/ledger.json``: one :class:`LedgerEntry` per evaluation, rewritten atomically on
-    every change. An unreadable file is warned about and replaced by a new ledger."""
+    every change. An unreadable file (truncated, bytes flipped: not JSON, or entries without
+    their fields and forms) is moved aside to ``ledger.json.damaged`` with one warning and
+    replaced by a new ledger (``damaged``: why; :class:`Gatekeeper` rebuilds what it can)."""
 
     def __init__(self, path: Path, log: Log = print):
         self.path = path
         self.entries: list[LedgerEntry] = []
+        self.damaged: str | None = None
         if path.is_file():
             try:
                 data = json.loads(path.read_text())
-                self.entries = [LedgerEntry.from_json(e) for e in data["evaluations"]]
+                self.entries = [_check_entry(LedgerEntry.from_json(e)) for e in data["evaluations"]]
             except (OSError, ValueError, KeyError, TypeError) as e:
-                log(f"warning: {path} is unreadable ({type(e).__name__}); starting a new ledger")
+                self.damaged = type(e).__name__
+                aside = path.with_name(path.name + ".damaged")
+                try:
+                    os.replace(path, aside)
+                    kept = f"moved to {aside.name}"
+                except OSError:
+                    kept = "left as it is"
+                log(f"warning: {path} is unreadable ({self.damaged}; {kept}); starting a new ledger")
+                self.entries = []
 
     def save(self) -> None:
         entries = [e.to_json() for e in self.entries]
@@ -289,6 +321,8 @@ class Gatekeeper:
         self.frozen = self.dir / "frozen"
         self.ledger = Ledger(self.dir / "ledger.json", log)
         self._warned_best = False
+        if self.ledger.damaged:
+            self._rebuild_ledger()
 
     # ----- the hooks ---------------------------------------------------------------------------
     def on_checkpoint(self, run: Run, step: int) -> None:
@@ -349,8 +383,7 @@ class Gatekeeper:
         config = ladder_config(me, self.ev.final_ladder_depths, games_per_pairing=self.ev.final_ladder,
                                game_type=self.cfg.env.game_type)
         out = self.dir / f"ladder_{file_hash(path)}_{settings_hash(config)}"
-        report = run_arena(config, out, workers=self.ev.workers, anchor=ladder_anchor(config.players),
-                           progress=False, executor=self.executor)
+        report = self._play(config, out, ladder_anchor(config.players))
         result = ladder_result(report)
         write_ladder(result, out)
         write_ladder(result, self.cfg.run_dir / RUN_LADDER_DIR)
@@ -383,6 +416,31 @@ class Gatekeeper:
         entry = LedgerEntry(step, digest)
         copy_atomic(path, self._frozen_ckpt(entry))
         return self.ledger.add(entry)
+
+    def _rebuild_ledger(self) -> None:
+        """A new ledger after a damaged one, from the run directory, so that best.pt and the
+        ledger agree and no unfinished evaluation is lost: best.pt (when readable) as a done,
+        promoted evaluation of its step, and each frozen checkpoint (a copy due an evaluation,
+        its hash checked) as due again (its games resume from its results directory). Finished
+        evaluations of other checkpoints are forgotten (their results directories stay)."""
+        entries = []
+        try:
+            step = int(read_checkpoint(self.best)["step"])
+            digest = file_hash(self.best)
+            found = sorted(self.dir.glob(f"step_{step:08d}_{digest}_*"))
+            entries.append(LedgerEntry(step, digest, EvalState.DONE, dir=found[-1].name if found else None,
+                                       promoted=True))
+        except (CheckpointError, KeyError, TypeError, ValueError):
+            pass  # no readable best.pt: the next evaluated checkpoint becomes best
+        due = []
+        for p in sorted(self.frozen.iterdir()) if self.frozen.is_dir() else []:
+            m = _FROZEN_RE.match(p.name)
+            if m and file_hash(p) == m.group(2):
+                due.append(LedgerEntry(int(m.group(1)), m.group(2)))
+        self.ledger.entries = entries + sorted(due, key=lambda e: e.step)
+        self.ledger.save()
+        best = f"best.pt (step {entries[0].step})" if entries else "no readable best.pt"
+        self.log(f"ledger rebuilt: {best}, {len(due)} unfinished evaluation(s) due again")
 
     def _drop(self, entry: LedgerEntry, why: str) -> None:
         entry.state, entry.reason = EvalState.DROPPED, why
@@ -497,6 +555,25 @@ class Gatekeeper:
         each game played now)."""
         out = self.dir / f"{prefix}_{checkpoint}_{settings_hash(config)}"
         anchor = "random" if "random" in config.players else None
-        report = run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,
-                           executor=self.executor, on_record=on_record)
+        report = self._play(config, out, anchor, on_record)
         return report, out
+
+    def _play(self, config: ArenaConfig, out: Path, anchor: str | None,
+              on_record: Callable[[dict[str, Any]], None] | None = None) -> ArenaReport:
+        """``run_arena`` in ``out``; a damaged results directory (a record or ``config.json`` the
+        arena refuses; a torn last record it drops itself) is moved aside to ``<out>.damaged``
+        with one warning, and its games are played again."""
+        def play() -> ArenaReport:
+            return run_arena(config, out, workers=self.ev.workers, anchor=anchor, progress=False,
+                             executor=self.executor, on_record=on_record)
+
+        try:
+            return play()
+        except ArenaError as e:
+            if not out.is_dir() or str(out) not in str(e):
+                raise
+            aside = out.with_name(out.name + ".damaged")
+            shutil.rmtree(aside, ignore_errors=True)
+            os.replace(out, aside)
+            self.log(f"warning: {e}; moved to {aside.name}, its games are played again")
+        return play()

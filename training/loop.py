@@ -141,6 +141,8 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
         search.checkpoint.CheckpointError: a crafted checkpoint in the run directory.
         training.run.Stopped: SIGINT or SIGTERM (with :func:`training.run.stop_on_signals`);
             ``step`` says where; rerun to resume.
+        OSError: a full disk (``hive_env.files.is_disk_full``; ``training.faults.failed_file``
+            names the file): nothing the run reads back is half written; rerun to resume.
     """
     p = prepare(cfg)  # before anything is written
     rc = p.rc
@@ -154,6 +156,7 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
     log(f"TensorBoard: tensorboard --logdir {rc.run_dir / 'tb'}")
     notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
     run = None
+    stopping = True  # until the job ends: an error on the way out must not hide the first
     try:
         run = Run(rc, p.resolved, log=log, parent=p.parent)
         gatekeeper = Gatekeeper(rc, log=log, executor=arena_executor(rc, log))
@@ -167,10 +170,11 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
         ladder = gatekeeper.final_ladder(final, run.metrics, run.trainer.step)
         if ladder is not None:
             log(f"final {ladder.line()}")
+        stopping = False
         return TrainResult(rc.run_dir, final, report, rc.name, rc.train.steps, ladder)
     except Stopped as e:
         e.step = run.trainer.step if run is not None else None
         raise
     finally:
         if run is not None:
-            run.metrics.close()
+            run.metrics.close(quiet=stopping)

@@ -12,21 +12,27 @@ process logged after its last checkpoint, so no step appears twice):
 - ``eval/*`` at every evaluated checkpoint and ``final/*`` at the final match
   (training.gating): each opponent's score with its games and 95% interval, Elo, promotion.
 - ``time/*`` at every checkpoint: training and evaluation minutes.
+
+A full disk under the event file (the writer's thread finds it; the next call here raises it,
+an OSError naming the event file) stops the run as any full disk does (training.faults): events
+are the run's record of itself, and the next checkpoint would find no room either.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hive_env.board import BLACK_WINS, DRAW, WHITE_WINS
+from hive_env.files import naming
 
+from .faults import quiet_writer_threads
 from .selfplay import GAME_STATS
 
 RECENT_GAMES = 500
@@ -69,7 +75,12 @@ class Metrics:
     def __init__(self, directory: str | Path, purge_step: int | None = None):
         from torch.utils.tensorboard import SummaryWriter
 
-        self._writer = SummaryWriter(str(directory), purge_step=purge_step)
+        quiet_writer_threads()
+        self.path = Path(directory)  # the event file once the writer made it (:meth:`_writing`)
+        with self._writing():
+            self._writer = SummaryWriter(str(directory), purge_step=purge_step)
+            event_writer = getattr(self._writer.file_writer, "event_writer", None)
+            self.path = Path(getattr(event_writer, "_file_name", directory))  # tensorboard's name for it
         self._games = 0  # self-play games and positions seen by this process
         self._positions = 0
         self._since = (time.monotonic(), 0, 0)  # (time, games, positions) at the last self-play log
@@ -80,8 +91,15 @@ class Metrics:
         """Self-play games finished (read from new replay shards) since this process started."""
         return self._games
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Calls of the writer: a full disk (found now or by its thread) names the event file."""
+        with naming(self.path):
+            yield
+
     def scalar(self, tag: str, value: float, step: int) -> None:
-        self._writer.add_scalar(tag, float(value), step)
+        with self._writing():
+            self._writer.add_scalar(tag, float(value), step)
 
     def scalars(self, prefix: str, values: dict[str, float], step: int) -> None:
         """Each ``values[k]`` as ``prefix/k``."""
@@ -90,7 +108,8 @@ class Metrics:
 
     def text(self, tag: str, text: str, step: int) -> None:
         """A line of text under ``tag`` (e.g. ``inference``: what runs self-play's network)."""
-        self._writer.add_text(tag, text, step)
+        with self._writing():
+            self._writer.add_text(tag, text, step)
 
     def config(self, resolved: dict[str, Any], step: int) -> None:
         """The run's resolved config: as YAML text (tag ``config``) and as hyper-parameters of
@@ -101,9 +120,10 @@ class Metrics:
 
         settings = {k: v for k, v in resolved.items() if k != "hydra"}
         text = yaml.safe_dump(settings, sort_keys=False)
-        self._writer.add_text("config", "".join(f"    {line}\n" for line in text.splitlines()), step)
-        for summary in hparams(flat_settings(settings), dict.fromkeys(HPARAM_METRICS, 0.0)):
-            self._writer.file_writer.add_summary(summary, step)
+        with self._writing():
+            self._writer.add_text("config", "".join(f"    {line}\n" for line in text.splitlines()), step)
+            for summary in hparams(flat_settings(settings), dict.fromkeys(HPARAM_METRICS, 0.0)):
+                self._writer.file_writer.add_summary(summary, step)
 
     def selfplay(self, stats: dict[str, np.ndarray], new: bool = True) -> None:
         """Per-game arrays of finished self-play games (from replay shards; keys: the names of
@@ -137,11 +157,24 @@ class Metrics:
         self.scalars("selfplay", values, step)
         self._since = (now, games, positions)
 
-    def flush(self) -> None:
-        self._writer.flush()
+    def flush(self, quiet: bool = False) -> None:
+        """Write what is queued to the event file; ``quiet``: an error is ignored (the run is
+        stopping for another one already, which must be the one reported)."""
+        try:
+            with self._writing():
+                self._writer.flush()
+        except OSError:
+            if not quiet:
+                raise
 
-    def close(self) -> None:
-        self._writer.close()
+    def close(self, quiet: bool = False) -> None:
+        """Flush and close the event file (``quiet`` as for :meth:`flush`)."""
+        try:
+            with self._writing():
+                self._writer.close()
+        except OSError:
+            if not quiet:
+                raise
 
 
 PROGRESS_EVERY_S = 30.0

@@ -72,17 +72,20 @@ def resume_changes(saved: dict, new: dict) -> tuple[list[str], list[str]]:
 
 
 def saved_settings(run_dir: Path) -> dict[str, Any] | None:
-    """The settings an existing run was last started with: its ``config.yaml``, else the config
-    stored in its newest readable checkpoint; None for a new run. Reads only."""
+    """The settings an existing run was last started with: its ``config.yaml`` (whole: it ends
+    with its ``# git:`` line), else the config stored in its newest readable checkpoint (a
+    truncated or damaged config.yaml); None for a new run. Reads only."""
     from omegaconf import OmegaConf
 
     path = run_dir / "config.yaml"
     if path.is_file():
         try:
-            saved = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
-            if isinstance(saved, dict):
-                return saved
-        except Exception:  # a damaged config.yaml: fall back to the checkpoints
+            text = path.read_text(encoding="utf-8")
+            if text.rstrip("\n").rsplit("\n", 1)[-1].startswith("# git: "):  # whole: its last line is there
+                saved = OmegaConf.to_container(OmegaConf.create(text), resolve=True)
+                if isinstance(saved, dict):
+                    return saved
+        except Exception:  # a damaged config.yaml (bytes flipped): fall back to the checkpoints
             pass
     ckpt_dir = run_dir / "checkpoints"
     if ckpt_dir.is_dir():

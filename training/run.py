@@ -152,7 +152,10 @@ class Run:
 
     # ----- checkpoints ------------------------------------------------------------------------
     def _resume(self, parent: tuple[Parent, dict[str, Any]] | None) -> int | None:
-        latest = self.ckpts.latest()
+        """Restore the newest readable checkpoint (a damaged one: one warning naming it, and the
+        one before it is tried; the steps after the one restored are trained again); without
+        one, start (from ``parent``) and publish step 0. Returns the step resumed from, or None."""
+        latest = self.ckpts.latest(warn=lambda message: self.log(f"warning: {message}"))
         if latest is None:
             if parent is not None:
                 self._start_from(*parent)
@@ -234,6 +237,7 @@ class Run:
         tc = self.cfg.train
         progress = Progress(tc.steps, self.trainer.step, self.log)
         selfplay = None
+        stopping = True  # until the loop ends: an error on the way out must not hide the first
         try:
             selfplay = self.selfplay = make_backend(self.cfg, self.model, self.trainer.step, self.device,
                                                     self.log)
@@ -253,11 +257,12 @@ class Run:
                 self._train_step(positions, progress, evaluate_hook)
             if self.trainer.out_of_time() and self.trained:
                 self.publish()  # the time spent is part of the state a resume reads
+            stopping = False
         finally:
             progress.close()
             if selfplay is not None:
                 selfplay.close()
-            self.metrics.flush()
+            self.metrics.flush(quiet=stopping)
 
     def _allowed_steps(self, positions: int) -> float:
         """Steps the replay store's ``positions`` allow: ``samples_per_position`` each."""
@@ -312,12 +317,12 @@ class Run:
 def save_final(run: Run) -> Path:
     """The final network as ``final.pt`` beside the checkpoints; kept as it is when this process
     trained nothing and it already holds this step (a rerun of a finished run), so that its
-    final match resumes."""
+    final match resumes; a damaged one is written again (one warning)."""
     path = run.cfg.run_dir / "checkpoints" / "final.pt"
-    if run.trained == 0:
+    if run.trained == 0 and path.exists():
         try:
             if read_checkpoint(path).get("step") == run.trainer.step:
                 return path
-        except CheckpointError:
-            pass
+        except CheckpointError as e:
+            run.log(f"warning: {e}; writing it again from step {run.trainer.step}")
     return save_checkpoint(path, run.model, step=run.trainer.step, lineage=run.lineage())

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
+from .faults import raise_reported
 from .worker import WAIT_S, WorkerLoop, worker_main
 
 if TYPE_CHECKING:
@@ -77,14 +78,16 @@ class InlineSelfPlay:
 class ProcessSelfPlay:
     """``selfplay.workers`` spawned processes (training.worker.worker_main) that poll the
     checkpoint store and write shards; paused (between two batched moves) and stopped through
-    events, terminated if they linger."""
+    events, terminated if they linger. A worker that found the disk full hands its error back
+    (``errors``), and :meth:`check` raises it."""
 
     def __init__(self, cfg: RunConfig):
         ctx = mp.get_context("spawn")
         self.stop = ctx.Event()
         self.go = ctx.Event()  # set: play; clear: paused
         self.go.set()
-        self.procs = _start_workers(ctx, cfg, self.stop, self.go)
+        self.errors = ctx.SimpleQueue()  # disk-full errors of the workers (training.faults)
+        self.procs = _start_workers(ctx, cfg, self.stop, self.go, self.errors)
 
     def wait(self) -> None:
         self.check()
@@ -100,8 +103,11 @@ class ProcessSelfPlay:
         self.go.set()
 
     def check(self) -> None:
+        """Raise when a worker died: the disk-full error it reported (an OSError naming the
+        file), else a RuntimeError with the exit codes."""
         dead = [i for i, p in enumerate(self.procs) if not p.is_alive()]
         if dead:
+            raise_reported(self.errors)
             codes = [self.procs[i].exitcode for i in dead]
             raise RuntimeError(f"self-play worker(s) {dead} died (exit codes {codes}); see their output")
 
@@ -122,14 +128,14 @@ class ProcessSelfPlay:
                 p.join()
 
 
-def _start_workers(ctx, cfg: RunConfig, stop, go) -> list:
+def _start_workers(ctx, cfg: RunConfig, stop, go, errors) -> list:
     """Spawn the self-play processes with SIGINT ignored from their first instruction (a
     spawned child inherits an ignored signal), so Ctrl-C reaches only the trainer."""
     procs = []
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         for w in range(cfg.selfplay.workers):
-            p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid(), go), daemon=True)
+            p = ctx.Process(target=worker_main, args=(cfg, w, stop, os.getpid(), go, errors), daemon=True)
             p.start()
             procs.append(p)
     finally:

@@ -15,16 +15,19 @@ import copy
 import os
 import random
 import signal
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
+from hive_env.files import is_disk_full
 from search.checkpoint import load_model, read_checkpoint
 from search.network import Evaluator, make_evaluator, pick_device
 
 from .checkpoint import CheckpointStore
+from .faults import report_disk_full
 from .replay import ReplayStore, Samples, Shard
 from .selfplay import GAME_STATS, FinishedGame, SelfPlay
 
@@ -179,15 +182,28 @@ class WorkerLoop:
         return len(shard.games)
 
 
-def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any = None) -> None:
+def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any = None,
+                errors: Any = None) -> None:
     """Entry point of a self-play process: play until told to stop or the parent dies; while
     ``go`` (an event) is clear, wait between two batched moves (the trainer evaluates).
 
     SIGINT is ignored (the trainer spawns workers with it ignored already): Ctrl-C reaches the
     whole process group, and the trainer stops its workers through ``stop``. SIGTERM ends a
-    worker at once, which is safe: shards are written atomically.
+    worker at once, which is safe: shards are written atomically. A full disk ends the worker
+    quietly with exit status 1, its error (naming the file) handed to the trainer through
+    ``errors`` (a ``SimpleQueue``; training.faults), which stops the run with one line.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _play_until_stopped(cfg, worker, stop, parent_pid, go)
+    except OSError as e:
+        if errors is None or not is_disk_full(e):
+            raise
+        report_disk_full(e, errors)
+        sys.exit(1)
+
+
+def _play_until_stopped(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any) -> None:
     limit_threads()
     seed_everything(cfg.seed * 1000 + worker)
     loop = WorkerLoop(cfg, worker, pick_device(cfg.device))

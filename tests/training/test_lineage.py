@@ -173,7 +173,8 @@ def test_a_fine_tune_adopts_the_parents_size_unless_the_command_sets_one(tmp_pat
 
 
 def test_a_resumed_fine_tune_keeps_the_size_it_started_with(tmp_path):
-    OmegaConf.save({"model": {"size": "tiny", "width": 24, "layers": None, "aux_head": False}},
-                   tmp_path / "config.yaml")
+    (tmp_path / "config.yaml").write_text(  # as hive-train writes it: whole, with its last line
+        OmegaConf.to_yaml({"model": {"size": "tiny", "width": 24, "layers": None, "aux_head": False}})
+        + "# git: abc1234\n")
     cfg = compose_config(["experiment=smoke", "train.init_from=shipped", f"run_dir={tmp_path}"])
     assert (cfg.model.width, cfg.model.layers) == (24, 2)  # tiny's 2 layers

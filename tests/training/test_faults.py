@@ -1,0 +1,525 @@
+"""The faults of a long run (issue 42) and what the run does (docs/reliability.md, one test a row).
+
+A full disk is injected two ways: :class:`FullDisk` makes ``os.fsync`` fail with ENOSPC for a
+chosen file (every durable write of the project syncs: atomic writes, appended records), and
+:func:`file_size_limit` lowers ``RLIMIT_FSIZE`` so that writes past it fail with EFBIG (Python
+ignores SIGXFSZ). After each fault the run is resumed and :func:`assert_consistent` checks what
+it left: no temp file, every shard readable, final.pt at the last step, best.pt the last promoted
+checkpoint of the ledger, every due evaluation done.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import json
+import logging
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from hive_env.files import is_disk_full, write_atomic
+from search.checkpoint import read_checkpoint
+from training.faults import DISK_FULL_EXIT, disk_full_line, failed_file, stop_on_log_write_errors
+from training.gating import file_hash
+from training.loop import compose_config, train
+from training.replay import ReplayStore
+
+from helpers import ROOT, TINY_RUN
+
+# ----- the harness ------------------------------------------------------------------------------
+
+
+class FullDisk:
+    """``os.fsync`` raising ENOSPC for the ``nth`` durable write of a file whose name matches
+    ``pattern`` (fnmatch; an atomic write's temp file ``.NAME.XXXX.tmp`` counts as NAME), as a
+    disk that fills up under it. ``hits`` lists the files it failed."""
+
+    def __init__(self, pattern: str, nth: int = 1):
+        self.pattern, self.nth, self.seen, self.hits = pattern, nth, 0, []
+        self._fsync = os.fsync
+
+    def __call__(self, fd: int) -> None:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        name = path.name
+        if name.startswith(".") and name.endswith(".tmp"):
+            name = name[1:].rsplit(".", 2)[0]
+        if fnmatch.fnmatch(name, self.pattern):
+            self.seen += 1
+            if self.seen == self.nth:
+                self.hits.append(path.with_name(name))
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self._fsync(fd)
+
+
+@contextmanager
+def file_size_limit(size: int):
+    """This process's files cannot grow past ``size`` bytes (the soft RLIMIT_FSIZE) inside."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def temp_files(run_dir: Path) -> list[Path]:
+    return [p for p in run_dir.rglob("*.tmp*")]
+
+
+def assert_consistent(run_dir: Path, steps: int) -> None:
+    """What a run that ended green after a fault must have left (module docstring)."""
+    assert temp_files(run_dir) == []
+    replay = ReplayStore(run_dir / "replay")
+    assert all(replay.load(p) is not None for p in replay.shard_paths())
+    checkpoints = run_dir / "checkpoints"
+    assert read_checkpoint(checkpoints / "final.pt")["step"] == steps
+    entries = json.loads((run_dir / "eval" / "ledger.json").read_text())["evaluations"]
+    assert all(e["state"] in ("done", "dropped") for e in entries), entries
+    done = {e["step"]: e for e in entries if e["state"] == "done"}
+    for step, entry in done.items():
+        ckpt = checkpoints / f"ckpt_{step:08d}.pt"
+        assert not ckpt.exists() or file_hash(ckpt) == entry["checkpoint"], step
+    promoted = [e for e in entries if e["state"] == "done" and e["promoted"]]  # in the order decided
+    assert promoted and file_hash(checkpoints / "best.pt") == promoted[-1]["checkpoint"]
+
+
+# ----- a full disk: the parts ----------------------------------------------------------------------
+
+
+def test_an_atomic_write_past_the_file_size_limit_names_its_file_and_keeps_the_old_one(tmp_path):
+    path = write_atomic(tmp_path / "ckpt.pt", b"old")
+    with file_size_limit(1000), pytest.raises(OSError) as raised:
+        write_atomic(path, b"x" * 5000)
+    assert raised.value.errno == errno.EFBIG and raised.value.filename == str(path)
+    assert is_disk_full(raised.value)
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
+
+
+@pytest.mark.parametrize("number,cause,remedy", [
+    (errno.ENOSPC, "no space left on device", "free space on its disk"),
+    (errno.EDQUOT, "disk quota exceeded", "free space or raise the quota"),
+    (errno.EFBIG, "file too large for the file size limit (ulimit -f)", "raise the limit")])
+def test_the_line_of_a_full_disk_names_the_file_the_cause_and_the_remedy(number, cause, remedy):
+    line = disk_full_line(OSError(number, os.strerror(number), "runs/x/checkpoints/ckpt_00000400.pt"))
+    assert line == (f"cannot write runs/x/checkpoints/ckpt_00000400.pt: {cause}; nothing the run reads "
+                    f"back is half written: {remedy} and run the same command to resume")
+
+
+def test_a_write_that_names_no_file_is_named_by_the_file_it_was_writing(tmp_path):
+    target = tmp_path / "games_000.txt"
+    try:
+        with file_size_limit(100), open(target, "a") as f:  # as replay.append_games writes
+            f.write("x" * 500)
+            f.flush()
+    except OSError as e:
+        assert e.filename is None and failed_file(e) == str(target)
+        assert disk_full_line(e).startswith(f"cannot write {target}: file too large")
+    else:
+        pytest.fail("the write passed the limit")
+
+
+def test_the_arena_names_its_games_file(tmp_path):
+    from arena.results import ResultsDir
+
+    store = ResultsDir(tmp_path)
+    with file_size_limit(100), pytest.raises(OSError) as raised:
+        store.append({"id": "x" * 500})
+    assert raised.value.filename == str(tmp_path / "games.jsonl") and is_disk_full(raised.value)
+
+
+def test_tensorboard_on_a_full_disk_names_its_event_file_and_prints_no_traceback(tmp_path, capsys):
+    from training.metrics import Metrics
+
+    metrics = Metrics(tmp_path / "tb")
+    assert metrics.path.parent == tmp_path / "tb" and metrics.path.name.startswith("events.out.tfevents.")
+    with file_size_limit(metrics.path.stat().st_size + 100), pytest.raises(OSError) as raised:
+        for step in range(200):  # the writer's thread fails; a later call (or the flush) says so
+            metrics.text("inference", "x" * 200, step)
+        metrics.flush()
+    assert raised.value.filename == str(metrics.path) and is_disk_full(raised.value)
+    metrics.close(quiet=True)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_train_log_on_a_full_disk_stops_the_logging_call_naming_the_file(tmp_path):
+    logger = logging.getLogger("test-faults")
+    handler = logging.FileHandler(tmp_path / "train.log")
+    logger.addHandler(handler)
+    logger.propagate = False
+    stop_on_log_write_errors(logger)
+    logger.warning("fits")
+    with file_size_limit(100), pytest.raises(OSError) as raised:
+        logger.warning("x" * 500)
+    assert raised.value.filename == str(tmp_path / "train.log") and is_disk_full(raised.value)
+    assert handler not in logger.handlers  # the way out logs without it
+    logger.warning("after")
+
+
+def test_a_self_play_process_hands_its_full_disk_to_the_trainer(tmp_path, monkeypatch):
+    """The worker stops quietly (exit 1) with its error in the queue; the trainer's check raises it."""
+    import multiprocessing as mp
+
+    from models.gnn import build_model
+    from search.mcts import SearchConfig
+    from training import worker
+    from training.checkpoint import CheckpointStore
+    from training.config import RunConfig, SelfPlaySettings
+    from training.selfplay_backend import ProcessSelfPlay
+
+    cfg = RunConfig(run_dir=tmp_path, model=build_model("tiny").config, search=SearchConfig(sims=2),
+                    selfplay=SelfPlaySettings(games=2, workers=1, shard_games=1), device="cpu")
+    CheckpointStore(tmp_path / "checkpoints").publish(0, build_model("tiny"))
+    monkeypatch.setattr(os, "fsync", disk := FullDisk("shard_*.npz"))
+    errors = mp.get_context("spawn").SimpleQueue()
+    stop, go = threading.Event(), threading.Event()
+    go.set()
+    import numba
+    import torch
+
+    threads, sigint = (torch.get_num_threads(), numba.get_num_threads()), signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as exited:
+            worker.worker_main(cfg, 0, stop, os.getppid(), go, errors)
+    finally:  # a worker takes one thread and ignores Ctrl-C: this process's are given back
+        torch.set_num_threads(threads[0])
+        numba.set_num_threads(threads[1])
+        signal.signal(signal.SIGINT, sigint)
+    assert exited.value.code == 1 and len(disk.hits) == 1
+    backend = ProcessSelfPlay.__new__(ProcessSelfPlay)  # its check, on a dead worker
+    dead = type("Dead", (), {"is_alive": lambda self: False, "exitcode": 1})()
+    backend.procs, backend.errors = [dead], errors
+    with pytest.raises(OSError) as raised:
+        backend.check()
+    assert raised.value.filename == str(disk.hits[0]) and is_disk_full(raised.value)
+    assert temp_files(tmp_path) == []
+
+
+def test_a_self_play_process_past_the_file_size_limit_stops_the_trainer_with_its_file(tmp_path):
+    """The same with a real spawned worker (the limit lowered while it starts: it inherits it)."""
+    import time
+
+    from models.gnn import build_model
+    from search.mcts import SearchConfig
+    from training.checkpoint import CheckpointStore
+    from training.config import RunConfig, SelfPlaySettings
+    from training.selfplay_backend import ProcessSelfPlay
+
+    cfg = RunConfig(run_dir=tmp_path, model=build_model("tiny").config, search=SearchConfig(sims=2),
+                    selfplay=SelfPlaySettings(games=2, workers=1, shard_games=1), device="cpu")
+    CheckpointStore(tmp_path / "checkpoints").publish(0, build_model("tiny"))
+    with file_size_limit(1000):  # a shard is larger
+        backend = ProcessSelfPlay(cfg)
+    try:
+        deadline = time.monotonic() + 120
+        with pytest.raises(OSError) as raised:
+            while time.monotonic() < deadline:
+                backend.wait()
+        assert is_disk_full(raised.value) and raised.value.errno == errno.EFBIG
+        assert Path(raised.value.filename).parent == tmp_path / "replay"
+        assert Path(raised.value.filename).name.startswith("shard_000_")
+        assert backend.procs[0].exitcode == 1 and temp_files(tmp_path) == []
+    finally:
+        backend.close()
+
+
+# ----- a full disk: whole runs, resumed ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern,nth", [
+    ("config.yaml", 1),  # at the start, before anything else
+    ("ckpt_00000002.pt", 1),  # a checkpoint
+    ("shard_*.npz", 1),  # a replay shard (in the trainer: selfplay.workers=0)
+    ("games_000.txt", 1),  # self-play's game records
+    ("ckpt_00000002_*.pt", 1),  # the frozen copy of a checkpoint due an evaluation
+    ("ledger.json", 3),  # the evaluations' ledger
+    ("games.jsonl", 1),  # an evaluation's game records
+    ("best.pt", 1),  # the promoted checkpoint
+    ("final.pt", 1),  # the final network
+    ("summary.json", 2),  # an arena's tables
+])
+def test_a_full_disk_stops_the_run_naming_the_file_and_the_same_job_resumes(tmp_path, monkeypatch,
+                                                                               pattern, nth):
+    run_dir = tmp_path / "run"
+    cfg = [*TINY_RUN, f"run_dir={run_dir}"]
+    disk = FullDisk(pattern, nth)
+    with monkeypatch.context() as m:
+        m.setattr(os, "fsync", disk)
+        with pytest.raises(OSError) as raised:
+            train(compose_config(cfg), log=lambda _: None)
+    assert is_disk_full(raised.value) and len(disk.hits) == 1
+    assert failed_file(raised.value) == str(disk.hits[0])  # the line hive-train prints names it
+    assert temp_files(run_dir) == []
+    train(compose_config(cfg), log=lambda _: None)
+    assert_consistent(run_dir, 4)
+
+
+def test_hive_train_on_a_full_disk_at_its_start_says_one_line(tmp_path):
+    """Hydra's own copies of the config, written before the job starts: 2 KB is too little."""
+    run_dir = tmp_path / "run"
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, resource.RLIM_INFINITY))
+
+    proc = subprocess.run([sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    assert proc.returncode == DISK_FULL_EXIT and proc.stdout == "", proc.stdout + proc.stderr
+    hydra_yaml = run_dir / "hydra" / "hydra.yaml"
+    assert proc.stderr == (f"hive-train: cannot write {hydra_yaml}: file too large for the file size limit "
+                           "(ulimit -f); nothing the run reads back is half written: raise the limit and run "
+                           "the same command to resume\n")
+
+
+@pytest.mark.slow
+def test_hive_train_past_the_file_size_limit_says_one_line_and_resumes(tmp_path):
+    """The issue's own try, `ulimit -f 100` on a smoke run, now: exit 74 and one line naming the
+    checkpoint (the first file past 100 KB), nothing half written; without the limit the same
+    command resumes and finishes."""
+    run_dir = tmp_path / "run"
+    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}",
+           "eval.games=2", "eval.sims=2", "eval.final_games=2", "eval.final_sims=2"]
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, resource.RLIM_INFINITY))
+
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, preexec_fn=limited)
+    assert proc.returncode == DISK_FULL_EXIT, proc.stdout[-2000:] + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    (line,) = proc.stderr.splitlines()
+    ckpt = run_dir / "checkpoints" / "ckpt_00000010.pt"
+    assert line == (f"hive-train: cannot write {ckpt}: file too large for the file size limit (ulimit -f); "
+                    "nothing the run reads back is half written: raise the limit and run the same command "
+                    "to resume")
+    assert not ckpt.exists() and temp_files(run_dir) == []
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "resumed from checkpoint step 0" in proc.stdout
+    assert_consistent(run_dir, 20)
+
+
+# ----- damaged files found on resume -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """A tiny run that ended green (4 steps, evaluated at 2 and 4), copied by each test."""
+    run_dir = tmp_path_factory.mktemp("finished") / "run"
+    train(compose_config([*TINY_RUN, f"run_dir={run_dir}"]), log=lambda _: None)
+    return run_dir
+
+
+def damage(path: Path, how: str) -> None:
+    """Truncate ``path`` to half its bytes, or flip the bits of a byte in its middle."""
+    data = bytearray(path.read_bytes())
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+
+def resume(run_dir: Path, *overrides: str) -> list[str]:
+    """The run of ``run_dir`` rerun (the tiny job, ``overrides`` after it) to its end; its lines."""
+    lines: list[str] = []
+    train(compose_config([*TINY_RUN, f"run_dir={run_dir}", *overrides]), log=lines.append)
+    return lines
+
+
+def copy_of(run_dir: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(run_dir, tmp_path / "run"))
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_checkpoint_is_skipped_with_one_warning_and_its_steps_trained_again(finished_run, tmp_path,
+                                                                                       how):
+    run_dir = copy_of(finished_run, tmp_path)
+    newest = run_dir / "checkpoints" / "ckpt_00000004.pt"
+    damage(newest, how)
+    lines = resume(run_dir)
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert warning.startswith(f"warning: skipping checkpoint: {newest} is ")
+    assert "resumed from checkpoint step 2 (1 shards seen)" in lines
+    assert read_checkpoint(newest)["step"] == 4  # trained again, and evaluated afresh
+    assert_consistent(run_dir, 4)
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_best_pt_is_ignored_with_one_warning_and_the_next_evaluation_replaces_it(
+        finished_run, tmp_path, how):
+    run_dir = copy_of(finished_run, tmp_path)
+    damage(run_dir / "checkpoints" / "best.pt", how)
+    lines = resume(run_dir, "train.steps=6")
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert warning.startswith("warning: ignoring best.pt: ")
+    assert warning.endswith("; the next evaluated checkpoint becomes best")
+    assert_consistent(run_dir, 6)
+    checkpoints = run_dir / "checkpoints"
+    assert file_hash(checkpoints / "best.pt") == file_hash(checkpoints / "ckpt_00000006.pt")
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_final_pt_is_written_again_with_one_warning(finished_run, tmp_path, how):
+    run_dir = copy_of(finished_run, tmp_path)
+    final = run_dir / "checkpoints" / "final.pt"
+    good = read_checkpoint(final)["model"]
+    damage(final, how)
+    lines = resume(run_dir)
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert warning.startswith(f"warning: {final} is ") and warning.endswith("; writing it again from step 4")
+    again = read_checkpoint(final)["model"]
+    assert all(again[k].equal(good[k]) for k in good)  # the same network
+    assert_consistent(run_dir, 4)
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_ledger_is_moved_aside_and_rebuilt_from_best_pt_and_the_frozen_checkpoints(
+        finished_run, tmp_path, how):
+    run_dir = copy_of(finished_run, tmp_path)
+    ledger = run_dir / "eval" / "ledger.json"
+    before = json.loads(ledger.read_text())["evaluations"]
+    damage(ledger, how)
+    lines = resume(run_dir, "train.steps=6")
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert warning.startswith(f"warning: {ledger} is unreadable (")
+    assert warning.endswith("; moved to ledger.json.damaged); starting a new ledger")
+    best = [e for e in before if e["promoted"]][-1]
+    assert f"ledger rebuilt: best.pt (step {best['step']}), 0 unfinished evaluation(s) due again" in lines
+    assert (run_dir / "eval" / "ledger.json.damaged").is_file()
+    entries = json.loads(ledger.read_text())["evaluations"]
+    assert entries[0] == {key: best[key] for key in ("step", "checkpoint", "state", "dir", "promoted")} | {
+        "rival": None}
+    assert_consistent(run_dir, 6)
+
+
+def test_a_rebuilt_ledger_finishes_the_evaluation_that_was_under_way(finished_run, tmp_path):
+    """A process killed during an evaluation (its checkpoint frozen, its ledger entry started),
+    then the ledger damaged: the frozen copy is due again, its games resume."""
+    from training.gating import copy_atomic
+
+    run_dir = copy_of(finished_run, tmp_path)
+    ledger = run_dir / "eval" / "ledger.json"
+    entries = json.loads(ledger.read_text())["evaluations"]
+    last = entries[-1]
+    frozen = run_dir / "eval" / "frozen" / f"ckpt_{last['step']:08d}_{last['checkpoint']}.pt"
+    copy_atomic(run_dir / "checkpoints" / f"ckpt_{last['step']:08d}.pt", frozen)
+    ledger.write_text('{"version": 1, "evaluations": [')  # torn
+    lines = resume(run_dir)
+    assert any(line.endswith("1 unfinished evaluation(s) due again") for line in lines)
+    assert any(line.startswith(f"step {last['step']}: finishing its evaluation") for line in lines)
+    assert not frozen.exists()
+    assert_consistent(run_dir, 4)
+
+
+def test_a_damaged_record_of_an_evaluation_is_moved_aside_and_its_games_played_again(tmp_path):
+    run_dir = tmp_path / "run"  # not a copy: the players' specs name the run directory's files
+    resume(run_dir)
+    (results,) = (run_dir / "eval").glob("final_*")
+    games = results / "games.jsonl"
+    first, *rest = games.read_text().splitlines(keepends=True)
+    games.write_text(first.replace('"result"', '"res\xfclt"') + "".join(rest))  # a middle line damaged
+    lines = resume(run_dir)
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert warning.startswith(f"warning: {games} line 1: ") and warning.endswith(
+        f"; moved to {results.name}.damaged, its games are played again")
+    assert len(games.read_text().splitlines()) == 2
+    assert_consistent(run_dir, 4)
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_config_yaml_gives_way_to_the_checkpoints_settings(finished_run, tmp_path, how):
+    run_dir = copy_of(finished_run, tmp_path)
+    config = run_dir / "config.yaml"
+    damage(config, how)
+    lines = resume(run_dir, "train.steps=6")  # a change it may take: compared with the checkpoint's
+    assert "hive-train: resuming with changed settings: train.steps: 4 -> 6" in lines
+    text = config.read_text()  # written whole again
+    assert "  steps: 6\n" in text and text.splitlines()[-1].startswith("# git: ")
+    assert_consistent(run_dir, 6)
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_files_the_run_does_not_read_back_never_stop_it(finished_run, tmp_path, how):
+    """TensorBoard's events (a resume writes a new event file) and self-play's game records."""
+    run_dir = copy_of(finished_run, tmp_path)
+    (events,) = (run_dir / "tb").iterdir()
+    damage(events, how)
+    damage(run_dir / "replay" / "games_000.txt", how)
+    lines = resume(run_dir, "train.steps=6")
+    assert not [line for line in lines if line.startswith("warning:")]
+    assert len(list((run_dir / "tb").iterdir())) == 2
+    assert_consistent(run_dir, 6)
+
+
+# ----- the wall clock jumps (an NTP step) ----------------------------------------------------------
+
+
+@pytest.fixture(params=[3600.0, -3600.0], ids=["forward", "back"])
+def jumping_wall_clock(request, monkeypatch):
+    """``time.time`` jumps by an hour (forward, or back) at each call: every budget, backoff and
+    deadline must count on a monotonic clock (wall time only stamps what is shown or recorded)."""
+    import itertools
+    import time
+
+    real, calls = time.time, itertools.count(1)
+    monkeypatch.setattr(time, "time", lambda: real() + request.param * next(calls))
+    return request.param
+
+
+def test_a_training_budget_is_not_fooled_by_the_wall_clock(tmp_path, jumping_wall_clock):
+    import time
+
+    start = time.perf_counter()
+    train(compose_config([*TINY_RUN, f"run_dir={tmp_path / 'run'}", "train.max_minutes=30"]),
+          log=lambda _: None)
+    spent = time.perf_counter() - start
+    state = read_checkpoint(tmp_path / "run" / "checkpoints" / "ckpt_00000004.pt")
+    assert state["step"] == 4  # all its steps: the budget did not run out at the first jump
+    assert 0 < state["trainer"]["seconds"] <= spent  # training time as it passed, not as the wall clock says
+
+
+def test_a_move_s_time_budget_is_not_fooled_by_the_wall_clock(jumping_wall_clock):
+    import time
+
+    from hive_env.game import Game
+    from players import Budget, make_player, search_stats
+
+    player = make_player("alphabeta", seed=0)
+    game = Game("Base")
+    start = time.perf_counter()
+    player.choose(game, Budget(time_s=0.3))
+    spent = time.perf_counter() - start
+    assert 0.2 <= spent <= 5.0  # it searched until its time was up, and stopped then
+    assert search_stats(player)["nodes"] > 100
+
+
+@pytest.mark.slow
+def test_a_sweep_job_on_a_full_disk_fails_in_one_line_and_the_sweep_resumes_it(tmp_path):
+    sweep = tmp_path / "sweep"
+    cmd = [sys.executable, "-m", "scripts.train", "-m", "experiment=smoke", "seed=1", "eval.games=2",
+           "eval.sims=2", "eval.final_games=2", "eval.final_sims=2", f"hydra.sweep.dir={sweep}"]
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, resource.RLIM_INFINITY))
+
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, preexec_fn=limited)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    (job,) = json.loads((sweep / "sweep.json").read_text())["jobs"]
+    ckpt = sweep / job["run_dir"] / "checkpoints" / "ckpt_00000010.pt"
+    assert job["status"] == "failed" and job["error"] == (
+        f"error: cannot write {ckpt}: file too large for the file size limit (ulimit -f); nothing the run "
+        "reads back is half written: raise the limit and run the same command to resume")
+    assert f"hive-train: {Path(job['run_dir']).name}: {job['error']}" in proc.stderr.splitlines()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (job,) = json.loads((sweep / "sweep.json").read_text())["jobs"]
+    assert job["status"] == "done"
+    assert_consistent(sweep / job["run_dir"], 20)
