@@ -67,6 +67,7 @@ class Snapshot:
         seats: the entries sitting on White and Black.
         clock: the game's clock as of that moment (:meth:`Session.clock_state`), None without one.
         flagged: the side that lost on time (0 White, 1 Black), or None.
+        hints: the hints given in the game so far (``POST .../hint``).
     """
 
     id: str
@@ -74,6 +75,7 @@ class Snapshot:
     seats: tuple[Entry, Entry]
     clock: dict | None = None
     flagged: int | None = None
+    hints: int = 0
 
     def state(self, ply: int | None = None) -> dict:
         """The live position, or the position after ``ply`` plies (read-only browsing)."""
@@ -100,6 +102,7 @@ class Snapshot:
             "moves": moves,
             "game_string": ";".join([f"{game.game_type};{game.state};{game.turn_string}", *moves]),
             "clock": self.clock,
+            "hints": self.hints,
         })
         return out
 
@@ -137,6 +140,12 @@ class Session:
         """Changes of the game so far; an engine's move is played only on the version it saw."""
         self.closed = False
         self.last_used = time.monotonic()
+        self.created = time.time()
+        """When the game was made (wall-clock seconds, for the client's list of games)."""
+        self.touched = self.created
+        """When the game was last asked about (wall-clock seconds)."""
+        self.hints = 0
+        """Hints given in this game (``POST .../hint``); an undo keeps them counted."""
         self._engine_lock = threading.Lock()  # a timed-out search still holds its engine
         self._flag_lock = threading.Lock()  # guards _thinking and closed between loop and worker
         self._thinking = False
@@ -213,7 +222,19 @@ class Session:
         """A copy of the game as it is now (cheap: arrays and move lists), its clock counted
         down to now (a flag that fell meanwhile falls first)."""
         self.tick()
-        return Snapshot(self.id, self.game.copy(), self.seats, self.clock_state(), self.flagged)
+        return Snapshot(self.id, self.game.copy(), self.seats, self.clock_state(), self.flagged, self.hints)
+
+    def summary(self) -> dict:
+        """One line of the client's list of games (``GET /api/games``): id, type, players,
+        plies, state and result, hints, and when it was made and last touched (epoch seconds)."""
+        result = forfeit_result(self.flagged) if self.flagged is not None else None
+        if result is None and self.game.is_over:
+            result = {"state": self.game.state}
+        return {"id": self.id, "game_type": self.game.game_type,
+                "players": {c: e.public() for c, e in zip(COLOURS, self.seats, strict=True)},
+                "ply": self.game.ply, "state": result["state"] if result else self.game.state,
+                "over": self.over, "hints": self.hints, "clock": self.clock is not None,
+                "created": round(self.created, 3), "touched": round(self.touched, 3)}
 
     def state(self, ply: int | None = None) -> dict:
         """The live position, or the position after ``ply`` plies (see :meth:`Snapshot.state`)."""
@@ -423,6 +444,7 @@ class SessionStore:
             shown = sid if len(sid) <= 40 else sid[:37] + "..."
             raise SessionError(404, f"no game {shown!r} (unknown, or expired after {self.idle_s:g} s idle)")
         session.last_used = time.monotonic()
+        session.touched = time.time()
         self._sessions.move_to_end(sid)
         return session
 

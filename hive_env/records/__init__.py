@@ -15,6 +15,8 @@ blank lines and ``#`` lines are skipped (:func:`record_lines`, the one rule).
 - ``jsonl``: the arena's ``games.jsonl`` (``hive-zero-jsonl``)
 - ``pgn``: Mzinga PGN (``pgn``)
 - ``sgf``: boardspace.net Hive SGF (``sgf``)
+- ``writers``: a game written as a GameString, Mzinga PGN or boardspace SGF that these readers read
+  back (:func:`~hive_env.records.writers.as_record`; hive-web's Save as)
 - ``record_file``: hive-play's record files (:func:`read_record`, :func:`write_record`) and a
   game at a ply (:func:`at_ply`, :func:`last_move_hexes`)
 

@@ -1,6 +1,8 @@
 """A game's life: a new game (a game type, a GameString or a record, seats from ``GET
 /api/players``, the AlphaZero seats' level, an optional clock), its position (live or an earlier
-ply), its legal moves, a person's move, the engine's move, undo, and forgetting it.
+ply), its legal moves, a person's move, the engine's move, undo, and forgetting it; the client's
+list of its games, and a game saved as a record (GameString, Mzinga PGN, boardspace SGF:
+``hive_env.records.writers``, with the players, the date and the hints used).
 
 A game belongs to the client that made it (``Owner``). A game with a clock (``clock: "BASE+INC"``
 seconds, ``players.clock``) keeps it on the server (``web.sessions``): every answer about the game
@@ -16,15 +18,16 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import Response
+from fastapi.responses import PlainTextResponse, Response
 
 from hive_env import GAME_TYPES, Game, HiveError
 from hive_env.records import RecordError, read_game
+from hive_env.records.writers import FORMATS_WRITTEN, as_record
 from players.clock import ClockControl
 
 from ..bodies import NewGame, PlayMove, Undo, moves_in
 from ..players import Entry, UnknownPlayerError
-from ..sessions import MAX_PLIES, SessionError
+from ..sessions import MAX_PLIES, SessionError, Snapshot
 from ..state import Owner, ServerDep
 
 router = APIRouter()
@@ -80,6 +83,46 @@ async def new_game(body: NewGame, owner: Owner, server: ServerDep):
     session = server.store.create(owner, game, seats, seed=body.seed, control=control)
     server.reviews.forget(server.store.has)  # the review of a game this one replaced goes with it
     return await server.cheap(session.snapshot().state)
+
+
+@router.get("/api/games", summary="The client's own games, most recently used first")
+async def list_games(owner: Owner, server: ServerDep):
+    server.store.expire()
+    return {"games": [s.summary() for s in reversed(server.store.owned_by(owner))],
+            "per_client": server.store.per_client}
+
+
+_FORMAT_PATTERN = "^(" + "|".join(FORMATS_WRITTEN) + ")$"
+RECORD_SUFFIX = {"gamestring": "txt", "pgn": "pgn", "sgf": "sgf"}
+"""The file name's suffix of each record format ``GET .../record`` writes."""
+
+
+def record_meta(snap: Snapshot) -> dict[str, str]:
+    """What a saved record says besides the moves: the players' labels, the date, the event, the
+    hints used, and a loss on time (a board that says InProgress)."""
+    white, black = (e.label for e in snap.seats)
+    meta = {"White": white, "Black": black, "Date": time.strftime("%Y.%m.%d"), "Event": "hive-web",
+            "Hints": str(snap.hints)}
+    if snap.flagged is not None:
+        meta["Result"] = "WhiteWins" if snap.flagged == 1 else "BlackWins"
+        meta["Termination"] = f"{'White' if snap.flagged == 0 else 'Black'} lost on time"
+    return meta
+
+
+@router.get("/api/games/{gid}/record", summary="The game as a record file: GameString, Mzinga PGN or "
+                                                "boardspace SGF (a download)")
+async def record(gid: str, owner: Owner, server: ServerDep,
+                 format: Annotated[str, Query(pattern=_FORMAT_PATTERN)] = "gamestring"):
+    snap = server.store.get(gid, owner).snapshot()
+    try:
+        text = await server.cheap(as_record, snap.game, format, record_meta(snap))
+    except (RecordError, HiveError) as e:
+        raise SessionError(409, f"this game cannot be written as {format}: {e}") from None
+    if not text.endswith("\n"):
+        text += "\n"
+    name = f"hive-{snap.game.game_type.replace('+', '-')}-{snap.game.ply}.{RECORD_SUFFIX[format]}"
+    return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"',
+                                            "Cache-Control": "no-store"})
 
 
 @router.get("/api/games/{gid}", summary="The position (live, or after `ply` plies)")

@@ -29,6 +29,10 @@ const ui = {
   zoom: { x: 0, y: 0, k: 1 }, // board pan (x, y) and scale (k)
   clock: null,          // the live game's clock as of its last answer, with when it came (performance.now())
   flagAsked: false,     // the server was asked to declare a person's loss on time since its last answer
+  hint: null,           // the last hint: {gameId, ply, move: {move, piece, from, to, pass}}
+  games: [],            // the client's own games, from GET /api/games
+  letters: localStorage.getItem("hive-web.letters") === "1",   // letters on the tiles, not bug glyphs
+  patterns: localStorage.getItem("hive-web.patterns") === "1", // a pattern per side (colour-blind)
 };
 const MARK_SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
@@ -82,14 +86,22 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
+// A tile: its hexagon, and its bug as a glyph (the sprite's #bug-X in index.html) or, with the
+// Letters option, as its letter; a number when its kind has several copies.
 function drawTileFace(g, cx, cy, tile, radius = R - 2) {
   el("polygon", { class: "hex", points: hexPoints(cx, cy, radius) }, g);
-  const t = el("text", { x: cx, y: cy - 1, fill: BUG_COLOURS[tile.bug], "font-size": radius * 0.75 }, g);
-  t.textContent = tile.bug;
-  if (tile.number > 1 || ui.bugs[tile.bug].count > 1) {
-    const n = el("text", { class: "num", x: cx, y: cy + radius * 0.55, fill: tile.colour === "white" ? "#555" : "#ccc" }, g);
-    n.textContent = tile.number;
+  const numbered = tile.number > 1 || ui.bugs[tile.bug].count > 1;
+  const numFill = tile.colour === "white" ? "#555" : "#ccc";
+  if (ui.letters) {
+    const t = el("text", { class: "letter", x: cx, y: cy - 1, fill: BUG_COLOURS[tile.bug], "font-size": radius * 0.75 }, g);
+    t.textContent = tile.bug;
+    if (numbered) el("text", { class: "num", x: cx, y: cy + radius * 0.55, fill: numFill }, g).textContent = tile.number;
+    return;
   }
+  const size = radius * (numbered ? 1.2 : 1.3);
+  el("use", { class: "glyph", href: `#bug-${tile.bug}`, x: cx - size / 2 - (numbered ? radius * 0.1 : 0),
+    y: cy - size / 2, width: size, height: size, color: BUG_COLOURS[tile.bug], "data-bug": tile.bug }, g);
+  if (numbered) el("text", { class: "num", x: cx + radius * 0.6, y: cy + radius * 0.38, fill: numFill }, g).textContent = tile.number;
 }
 
 // ----- pan and zoom ----------------------------------------------------------------------
@@ -209,7 +221,7 @@ function render() {
     if (stack.length > 1) { // the tiles underneath peek out
       for (let i = 0; i < stack.length - 1; i++) {
         const off = (stack.length - 1 - i) * 3;
-        el("polygon", { class: "hex", points: hexPoints(cx + off, cy - off, R - 2),
+        el("polygon", { class: `under ${stack[i].colour}`, points: hexPoints(cx + off, cy - off, R - 2),
           fill: stack[i].colour === "white" ? "#fbf8ef" : "#2b2b2b", stroke: "#999" }, g);
       }
     }
@@ -237,6 +249,7 @@ function render() {
 
   renderAnalysisMarks();
   renderReviewMarks();
+  renderHint();
   keepInView();
   renderTrays(interactive);
   renderStatus();
@@ -715,6 +728,7 @@ function renderReviewMarks() {
 // ----- actions ---------------------------------------------------------------------------
 function showState(state, fit = false) {
   ui.target = null;
+  if (!ui.game || ui.game.id !== state.id || ui.game.live_ply !== state.live_ply) ui.hint = null;
   $("game-type").value = state.game_type;
   ui.game = state;
   syncClock(state);
@@ -723,6 +737,7 @@ function showState(state, fit = false) {
   render();
   if (fit) fitView();
   if ($("auto-analyse").checked && !state.result) analyse();
+  refreshGames();
 }
 
 // Show the position after `ply` plies; quick key presses add up (ui.target runs ahead of the
@@ -745,6 +760,7 @@ async function browse(ply) {
 }
 
 async function playMove(move) {
+  if (ui.puzzle) { puzzleMove(move); return; } // the Puzzles mode (puzzles.js) answers first
   if (!humanToMove(ui.game)) return;
   setBusy(1); // busy until the engine's reply is in too
   try {
@@ -825,8 +841,7 @@ async function startGame(record) {
   const cap = new URLSearchParams(location.search).get("ply_cap");
   if (cap) body.ply_cap = parseInt(cap, 10);
   try {
-    const state = await api("POST", "/api/games", body);
-    if (ui.game) api("DELETE", `/api/games/${ui.game.id}`).catch(() => {});
+    const state = await api("POST", "/api/games", body); // the previous game stays in "Your games"
     showState(state, true);
   } catch (e) { showError(e.message); return; }
   if ($("mode").value === "review" && record !== undefined && ui.game.moves.length) { startReview(); return; }
@@ -851,13 +866,120 @@ function onBoardClick(ev) {
   render();
 }
 
-function download(name, text) {
+// ----- save as, hint, the client's games -------------------------------------------------------
+// Save as: the server writes the record (GET .../record?format=gamestring|pgn|sgf, a download).
+function saveAs() {
+  if (!ui.game) return;
   const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([text + "\n"], { type: "text/plain" }));
-  a.download = name;
+  a.href = `/api/games/${ui.game.id}/record?format=${$("save-format").value}`;
+  a.download = "";
+  a.id = "save-link";
   document.body.appendChild(a);
   a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+  setTimeout(() => a.remove(), 0);
+}
+
+// Hint: the network's best move for the person to move, drawn on the board; the server counts it.
+async function askHint() {
+  if (!humanToMove(ui.view)) { showError("a hint is for a person to move, in the live position"); return; }
+  const gameId = ui.game.id, ply = ui.game.live_ply;
+  const q = new URLSearchParams({ sims: Math.max(0, Math.min(2000, parseInt($("sims").value || "0", 10))) });
+  if ($("analysis-model").value) q.set("model", $("analysis-model").value);
+  try {
+    const h = await api("POST", `/api/games/${gameId}/hint?${q}`);
+    if (!ui.game || ui.game.id !== gameId || ui.game.live_ply !== ply) return; // moved on meanwhile
+    ui.game.hints = h.hints;
+    ui.hint = { gameId, ply, move: h.move };
+    if (h.move.piece && ui.view === ui.game) ui.selected = { piece: h.move.piece }; // its destinations light up
+    render();
+  } catch (e) { showError(e.message); }
+}
+
+function renderHint() {
+  const layer = $("layer-hint");
+  layer.replaceChildren();
+  const g = ui.game;
+  $("hint-count").textContent = g && g.hints ? `Hints: ${g.hints}` : "";
+  $("hint").disabled = !humanToMove(ui.view);
+  const h = ui.hint;
+  if (!h || !g || h.gameId !== g.id || h.ply !== g.live_ply || ui.view !== g) return;
+  const m = h.move;
+  const mark = el("g", { class: "hint-mark", "data-move": m.move }, layer);
+  el("title", {}, mark).textContent = `hint: ${m.move}`;
+  if (m.pass) { el("text", { x: 0, y: 0 }, mark).textContent = "hint: pass"; return; }
+  const [tx, ty] = pixel(m.to);
+  el("polygon", { points: hexPoints(tx, ty, R - 3) }, mark);
+  if (m.from) {
+    const [fx, fy] = pixel(m.from);
+    const d = Math.hypot(tx - fx, ty - fy) || 1;
+    const ux = (tx - fx) / d, uy = (ty - fy) / d;
+    const ex = tx - ux * R * 0.35, ey = ty - uy * R * 0.35;
+    el("line", { x1: fx + ux * R * 0.3, y1: fy + uy * R * 0.3, x2: ex, y2: ey }, mark);
+    const px = -uy * 6, py = ux * 6; // the arrow head
+    el("polygon", { class: "head", points: `${tx - ux * R * 0.15},${ty - uy * R * 0.15} ${ex + px},${ey + py} ${ex - px},${ey - py}` }, mark);
+  }
+  el("text", { x: tx, y: ty - R * 0.95 }, mark).textContent = `hint: ${m.piece}`;
+}
+
+// Your games: GET /api/games, most recently used first; resume, review or delete each.
+async function refreshGames() {
+  try { ui.games = (await api("GET", "/api/games")).games; } catch (e) { return; }
+  const body = $("game-list").querySelector("tbody");
+  body.replaceChildren();
+  const name = (p) => (p.kind === "human" ? "a person" : p.label.split(/[,(]/)[0].trim());
+  for (const g of ui.games) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = g.id;
+    if (ui.game && g.id === ui.game.id) tr.className = "current";
+    const what = document.createElement("td");
+    what.textContent = `${g.game_type}: ${name(g.players.white)} v ${name(g.players.black)}, ply ${g.ply}` +
+      (g.state === "InProgress" || g.state === "NotStarted" ? "" : `, ${g.state}`) + (g.hints ? `, ${g.hints} hints` : "");
+    what.title = `last played ${new Date(g.touched * 1000).toLocaleString()}`;
+    const acts = document.createElement("td");
+    acts.className = "acts";
+    for (const [act, label] of [["resume", "Resume"], ["review", "Review"], ["delete", "Delete"]]) {
+      const b = document.createElement("button");
+      b.type = "button"; b.dataset.act = act; b.textContent = label;
+      if (act === "resume" && ui.game && g.id === ui.game.id) b.disabled = true;
+      if (act === "review" && !g.ply) b.disabled = true;
+      acts.append(b);
+    }
+    tr.append(what, acts);
+    body.appendChild(tr);
+  }
+}
+
+async function onGameListClick(ev) {
+  const b = ev.target.closest("button");
+  if (!b) return;
+  const id = b.closest("tr").dataset.id;
+  if (b.dataset.act === "delete") {
+    try { await api("DELETE", `/api/games/${id}`); } catch (e) { showError(e.message); }
+    if (ui.game && id === ui.game.id) await newGame();
+    else refreshGames();
+    return;
+  }
+  setBusy(1);
+  try { await resumeGame(id, b.dataset.act === "review"); } finally { setBusy(-1); }
+}
+
+// Back to one of the client's games: as it is on the server; reviewed at once for "Review".
+async function resumeGame(id, review) {
+  ui.loopToken++;
+  ui.reviewToken++;
+  ui.reviewing = false;
+  ui.review = null;
+  $("review-cancel").hidden = true;
+  $("review-start").disabled = false;
+  ui.analysis = null;
+  $("analysis-out").hidden = true;
+  let state;
+  try { state = await api("GET", `/api/games/${id}`); } catch (e) { showError(e.message); refreshGames(); return; }
+  ui.watching = state.players.white.kind !== "human" && state.players.black.kind !== "human";
+  showState(state, true);
+  if (review) { startReview(); return; }
+  if (ui.watching) runEngines();
+  else await runEngines();
 }
 
 // ----- start-up ----------------------------------------------------------------------------
@@ -928,7 +1050,22 @@ async function init() {
     const m = ev.target.closest(".move");
     if (m) browse(parseInt(m.dataset.ply, 10));
   });
-  $("save").addEventListener("click", () => download(`hive-${ui.game.game_type}-${ui.game.live_ply}.txt`, ui.game.game_string));
+  $("save").addEventListener("click", saveAs);
+  $("hint").addEventListener("click", askHint);
+  $("letters").checked = ui.letters;
+  $("patterns").checked = ui.patterns;
+  document.body.classList.toggle("patterns", ui.patterns);
+  $("letters").addEventListener("change", () => {
+    ui.letters = $("letters").checked;
+    localStorage.setItem("hive-web.letters", ui.letters ? "1" : "0");
+    render();
+  });
+  $("patterns").addEventListener("change", () => {
+    ui.patterns = $("patterns").checked;
+    localStorage.setItem("hive-web.patterns", ui.patterns ? "1" : "0");
+    document.body.classList.toggle("patterns", ui.patterns);
+  });
+  $("game-list").addEventListener("click", onGameListClick);
   $("load").addEventListener("click", () => newGame($("load-text").value.trim()));
   $("load-file").addEventListener("change", async (ev) => {
     const f = ev.target.files[0];
