@@ -16,6 +16,8 @@ network are refused, others recorded in ``resumes.log``). Ctrl-C (exit 130) and 
 value) is one line with exit 2, before anything is created; ``--help`` lists every setting. A
 full disk (or the file size limit) is one line naming the file, exit 74 (training.faults):
 nothing the run reads back is half written, and the same command resumes once there is room.
+A self-play worker that dies is restarted (one line each); one that dies again and again before
+writing a shard stops the run with one line naming it and its last error, exit 70.
 Progress goes to stdout and ``<run_dir>/train.log`` (Hydra's job logging, configs/train.yaml):
 a bar on a terminal (log lines printed above it), plain periodic lines otherwise.
 The job itself is :func:`training.loop.train`; this is its command line and its words.
@@ -40,7 +42,13 @@ from omegaconf import DictConfig  # noqa: E402
 
 from hive_env.files import is_disk_full  # noqa: E402
 from training.config import ConfigError, register_configs  # noqa: E402
-from training.faults import DISK_FULL_EXIT, disk_full_line, stop_on_log_write_errors  # noqa: E402
+from training.faults import (  # noqa: E402
+    DISK_FULL_EXIT,
+    SELFPLAY_FAILED_EXIT,
+    SelfPlayError,
+    disk_full_line,
+    stop_on_log_write_errors,
+)
 from training.loop import CONFIGS  # noqa: E402
 
 if TYPE_CHECKING:
@@ -144,6 +152,9 @@ def run(cfg: DictConfig) -> None:
         at = f"at step {e.step}" if e.step is not None else "during start-up"
         print(f"hive-train: interrupted {at}; rerun the same command to resume", file=sys.stderr)
         sys.exit(e.exit_code)
+    except SelfPlayError as e:  # a self-play worker that keeps failing at its start
+        print(f"hive-train: {e}", file=sys.stderr)
+        sys.exit(SELFPLAY_FAILED_EXIT)
     except OSError as e:
         stop_on_disk_full(e)
         raise
@@ -201,7 +212,7 @@ def sweep_job(cfg: DictConfig, log) -> None:
     error = None
     try:
         train_job(cfg, task, log)
-    except (ConfigError, CheckpointError) as e:
+    except (ConfigError, CheckpointError, SelfPlayError) as e:
         error = f"error: {e}"
     except Stopped as e:
         error = f"interrupted at step {e.step}" if e.step is not None else "interrupted during start-up"

@@ -30,6 +30,16 @@ from hive_env.files import is_disk_full, named
 DISK_FULL_EXIT = 74
 """hive-train's exit status after a full disk (``EX_IOERR`` of sysexits.h): fix the disk and
 rerun; a bug is 1, a bad setting 2, a signal 128 + its number."""
+SELFPLAY_FAILED_EXIT = 70
+"""hive-train's exit status when self-play cannot go on (``EX_SOFTWARE`` of sysexits.h): a
+self-play worker that keeps failing at its start (:class:`SelfPlayError`)."""
+
+
+class SelfPlayError(RuntimeError):
+    """Self-play cannot go on: a worker process died again and again before writing a shard (a
+    checkpoint it cannot load, a broken installation), or every Ray actor is dead for good. Its
+    text is the one line hive-train prints (exit :data:`SELFPLAY_FAILED_EXIT`): the worker, how
+    it ended (its last error line), where its tracebacks are, and that the same command resumes."""
 
 _CAUSES = {
     errno.ENOSPC: ("no space left on device", "free space on its disk"),

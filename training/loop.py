@@ -143,6 +143,8 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
             ``step`` says where; rerun to resume.
         OSError: a full disk (``hive_env.files.is_disk_full``; ``training.faults.failed_file``
             names the file): nothing the run reads back is half written; rerun to resume.
+        training.faults.SelfPlayError: a self-play worker died again and again before writing a
+            shard (its text is one line naming it and its last error); rerun once it is fixed.
     """
     p = prepare(cfg)  # before anything is written
     rc = p.rc

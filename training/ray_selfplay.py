@@ -47,10 +47,12 @@ import torch
 
 from search.network import pick_device
 
+from .faults import SelfPlayError
 from .ray_cluster import connect
 from .replay import ReplayStore, Shard
 from .worker import (
     POLL_MOVES,
+    RESTART_SEED,
     WAIT_S,
     SelfPlayer,
     limit_threads,
@@ -65,8 +67,6 @@ if TYPE_CHECKING:
 
 RETRY_S = 1.0
 """Seconds between calls to an actor that Ray is restarting."""
-RESTART_SEED = 1_000_003
-"""Seed offset per death of an actor: a restarted actor does not replay its predecessor's games."""
 
 
 def weights_of(model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -188,8 +188,8 @@ class RaySelfPlay:
         if self.error is not None:
             raise RuntimeError(f"ray self-play failed: {self.error!r}") from self.error
         if len(self.gone) == len(self.actors):
-            raise RuntimeError(f"every self-play actor died more than ray.max_restarts="
-                               f"{self.cfg.ray.max_restarts} times")
+            raise SelfPlayError(f"every self-play actor died more than ray.max_restarts="
+                                f"{self.cfg.ray.max_restarts} times; run the same command to resume")
 
     def report(self, metrics: Metrics, step: int) -> None:
         """Games per second of each actor and in total since the actors started, to TensorBoard

@@ -16,9 +16,13 @@ A *sample* is one position searched in self-play::
 A *shard* is ``shard_<worker>_<seq>.npz`` holding those arrays with a leading sample axis
 plus ``version`` (version 1 shards, from before ``q``, are read with ``q = z``; versions 1
 and 2, from before ``pressure``, with ``pressure = -1``: unknown); it is
-written atomically (``hive_env.files``), so readers never see a partial shard, and a
-damaged shard is skipped with a warning. Game records (UHP GameStrings) go
-to ``games_<worker>.txt`` beside the shards, appended and flushed per game.
+written atomically (``hive_env.files``), so readers never see a partial shard. A shard
+damaged on disk (truncated, bytes flipped: the zip archive's CRCs, its arrays' shapes) is
+skipped with one warning naming it (through the store's ``warn``: the run's log) and remembered
+in :attr:`ReplayStore.damaged`, so it is neither read nor warned about again (the run counts
+them in TensorBoard, ``replay/damaged_shards``). Game records (UHP GameStrings) go to
+``games_<worker>.txt`` beside the shards, appended and synced per shard; an append after a torn
+last line (a worker killed in the middle of one) starts on a new line.
 
 ``ReplayStore`` is the only channel from self-play to the trainer (with the checkpoint
 store back): a distributed backend can replace it with the same three methods.
@@ -28,8 +32,12 @@ from __future__ import annotations
 
 import os
 import re
+import struct
+import tokenize
 import warnings
 import zipfile
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +45,7 @@ import numpy as np
 from numba import njit, prange
 
 from hive_env.board import BOARD_SIZE, HIST, PASS, move_dest, move_of, move_piece
-from hive_env.files import atomic_open
+from hive_env.files import atomic_open, naming
 from hive_env.parallel import launching
 from hive_env.rules import MAX_MOVES, generate_moves
 from hive_env.symmetry import HEX_MAPS, N_SYMMETRIES, transform_board
@@ -47,6 +55,11 @@ FIELDS = ("board", "policy", "n_legal", "z", "plies_left", "q", "pressure")
 FIELD_SINCE = {"q": 2, "pressure": 3}
 """The shard version that added each field (the others: version 1)."""
 _SHARD_RE = re.compile(r"^shard_(\d+)_(\d+)\.npz$")
+DAMAGE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error, struct.error,
+          NotImplementedError, SyntaxError, tokenize.TokenError, MemoryError)
+"""What reading a damaged shard raises (a truncated archive, a bad CRC, a flipped byte in a
+compressed stream, a header or a compression method; numpy's parse of a bad array header, or
+an array shape too large to allocate)."""
 
 
 @dataclass
@@ -90,13 +103,22 @@ class Shard:
 
 
 class ReplayStore:
-    """A directory of shards (see the module docstring)."""
+    """A directory of shards (see the module docstring).
 
-    def __init__(self, directory: str | Path):
+    Args:
+        directory: the shards' directory (created).
+        warn: where the one warning about each damaged shard goes (the run: its log; default
+            ``warnings.warn``).
+    """
+
+    def __init__(self, directory: str | Path, warn: Callable[[str], None] | None = None):
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self._cache: dict[str, Samples] = {}
         self._lengths: dict[str, int] = {}
+        self.warn = warn
+        self.damaged: dict[str, str] = {}
+        """Damaged shards found by this store: file name -> what is wrong (each warned about once)."""
 
     # ----- writing ------------------------------------------------------------------------
     def write_shard(self, worker: int, samples: Samples, stats: dict[str, np.ndarray] | None = None) -> Path:
@@ -114,11 +136,19 @@ class ReplayStore:
         return path
 
     def append_games(self, worker: int, game_strings: list[str]) -> None:
-        """Append game records (one GameString per line) for a worker."""
+        """Append game records (one GameString per line) for a worker, synced. A torn last line
+        (a worker killed in the middle of an append) is ended first, so the new records start on
+        a line of their own; a full disk names the file."""
         if not game_strings:
             return
-        with open(self.dir / f"games_{worker:03d}.txt", "a", encoding="utf-8") as f:
-            f.write("".join(g + "\n" for g in game_strings))
+        path = self.dir / f"games_{worker:03d}.txt"
+        text = "".join(g + "\n" for g in game_strings).encode("utf-8")
+        with naming(path), open(path, "ab+") as f:
+            if f.tell() > 0:
+                f.seek(-1, os.SEEK_END)
+                if f.read(1) != b"\n":
+                    text = b"\n" + text
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
 
@@ -127,6 +157,15 @@ class ReplayStore:
         path = self.write_shard(worker, shard.samples, shard.stats)
         self.append_games(worker, shard.games)
         return path
+
+    def remove_temp(self, worker: int) -> list[Path]:
+        """Delete the temp files of ``worker``'s unfinished shard writes (``.shard_<w>_*.tmp``,
+        left by a worker killed in the middle of a write; only while it is not running).
+        Returns them."""
+        gone = sorted(self.dir.glob(f".shard_{worker:03d}_*.tmp"))
+        for p in gone:
+            p.unlink(missing_ok=True)
+        return gone
 
     # ----- reading ------------------------------------------------------------------------
     def shard_count(self, worker: int) -> int:
@@ -151,8 +190,11 @@ class ReplayStore:
         return [p for _, _, p in shards]
 
     def load(self, path: Path) -> Samples | None:
-        """One shard (cached), or None with a warning when it is damaged."""
+        """One shard (cached), or None when it is damaged (:meth:`_found_damaged`: one warning,
+        never read again)."""
         key = path.name
+        if key in self.damaged:
+            return None
         if key not in self._cache:
             try:
                 with np.load(path) as data:
@@ -162,19 +204,38 @@ class ReplayStore:
                     arrays = {k: data[k] for k in FIELDS if version >= FIELD_SINCE.get(k, 1)}
                     arrays.setdefault("q", arrays["z"].astype(np.float16))
                     arrays.setdefault("pressure", np.full((len(arrays["z"]), 2), -1, np.int8))
-                    self._cache[key] = Samples(**arrays)
-            except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
-                warnings.warn(f"skipping damaged replay shard {path.name}: {e}", stacklevel=2)
+                    samples = Samples(**arrays)
+                    if len({len(getattr(samples, f)) for f in FIELDS}) != 1:
+                        raise ValueError("its arrays differ in length")
+                    self._cache[key] = samples
+            except DAMAGE as e:
+                self._found_damaged(path, e)
                 return None
         return self._cache[key]
 
     def stats(self, path: Path) -> dict[str, np.ndarray]:
-        """The per-game stats stored with a shard (empty when none or damaged)."""
+        """The per-game stats stored with a shard (empty when it has none). A damaged shard is
+        reported as :meth:`load` does (one warning, :attr:`damaged`) and gives none."""
+        if path.name in self.damaged:
+            return {}
         try:
             with np.load(path) as data:
                 return {k[5:]: data[k] for k in data.files if k.startswith("stat_")}
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        except DAMAGE as e:
+            self._found_damaged(path, e)
             return {}
+
+    def _found_damaged(self, path: Path, error: BaseException) -> None:
+        """Remember a damaged shard (its samples leave the window) and warn once, naming it."""
+        what = " ".join(str(error).split()) or type(error).__name__
+        self.damaged[path.name] = what
+        self._cache.pop(path.name, None)
+        self._lengths[path.name] = 0
+        message = f"skipping damaged replay shard {path}: {what}"
+        if self.warn is None:
+            warnings.warn(message, stacklevel=3)
+        else:
+            self.warn(message)
 
     def count(self) -> int:
         """Samples in all readable shards (each shard's size is read once)."""

@@ -124,7 +124,8 @@ class Run:
         self.log = log
         cfg.run_dir.mkdir(parents=True, exist_ok=True)
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
-        self.replay = ReplayStore(cfg.run_dir / "replay")
+        # a damaged shard: one warning in the run's log, counted (replay/damaged_shards)
+        self.replay = ReplayStore(cfg.run_dir / "replay", warn=lambda text: self.log(f"warning: {text}"))
         self.device = pick_device(cfg.device)
         if self.device.type == "cpu" and cfg.selfplay.workers > 0:
             limit_threads()  # the cores belong to the workers: spinning threads stall all
@@ -290,6 +291,8 @@ class Run:
         self.publish()
         self.selfplay.publish(self.model, step)
         self.metrics.log_selfplay(step, self.replay.count())
+        self.metrics.scalar("replay/damaged_shards", len(self.replay.damaged), step)
+        self.selfplay.check()  # workers that died while the trainer trained: restarted now
         self.selfplay.report(self.metrics, step)
         if evaluate_hook is not None:
             self.evaluate(evaluate_hook, step)

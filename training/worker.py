@@ -17,6 +17,7 @@ import random
 import signal
 import sys
 import time
+import traceback
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,6 +40,9 @@ POLL_MOVES = 16
 checkpoint store, a Ray actor returns to the driver)."""
 WAIT_S = 0.5
 """Seconds the trainer sleeps while workers elsewhere (processes, actors) fill the replay store."""
+RESTART_SEED = 1_000_003
+"""Seed offset per restart of a worker (a process, a Ray actor): a restarted worker does not
+replay its predecessor's games (nor a crash those games led to)."""
 
 
 def seed_everything(seed: int) -> None:
@@ -141,13 +145,13 @@ class SelfPlayer:
 class WorkerLoop:
     """A local worker: self-play against the newest checkpoint; shards go to the replay store."""
 
-    def __init__(self, cfg: RunConfig, worker: int, device: torch.device):
+    def __init__(self, cfg: RunConfig, worker: int, device: torch.device, restart: int = 0):
         self.cfg = cfg
         self.worker = worker
         self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
         self.replay = ReplayStore(cfg.run_dir / "replay")
         self.player = SelfPlayer(cfg, device, worker_game_type(cfg, worker))
-        self.seed = worker_seed(cfg.seed, worker, self.replay.shard_count(worker))
+        self.seed = worker_seed(cfg.seed, worker, self.replay.shard_count(worker)) + RESTART_SEED * restart
 
     def refresh(self) -> bool:
         """Load the newest checkpoint if it is newer than ours; False when there is none."""
@@ -183,7 +187,7 @@ class WorkerLoop:
 
 
 def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any = None,
-                errors: Any = None) -> None:
+                errors: Any = None, failures: Any = None, restart: int = 0) -> None:
     """Entry point of a self-play process: play until told to stop or the parent dies; while
     ``go`` (an event) is clear, wait between two batched moves (the trainer evaluates).
 
@@ -191,22 +195,43 @@ def worker_main(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any
     whole process group, and the trainer stops its workers through ``stop``. SIGTERM ends a
     worker at once, which is safe: shards are written atomically. A full disk ends the worker
     quietly with exit status 1, its error (naming the file) handed to the trainer through
-    ``errors`` (a ``SimpleQueue``; training.faults), which stops the run with one line.
+    ``errors`` (a ``SimpleQueue``; training.faults), which stops the run with one line. Any
+    other error ends it with exit status 1 too, handed through ``failures`` (if given) as
+    ``(worker, its last line, its traceback)``: the trainer restarts the worker
+    (training.selfplay_backend) and keeps the traceback; without ``failures`` it is raised.
+    ``restart``: how many times the trainer restarted this worker (a new seed each time).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        _play_until_stopped(cfg, worker, stop, parent_pid, go)
+        _play_until_stopped(cfg, worker, stop, parent_pid, go, restart)
     except OSError as e:
         if errors is None or not is_disk_full(e):
+            if failures is None:
+                raise
+            _report_failure(worker, e, failures)
+        else:
+            report_disk_full(e, errors)
+        sys.exit(1)
+    except Exception as e:
+        if failures is None:
             raise
-        report_disk_full(e, errors)
+        _report_failure(worker, e, failures)
         sys.exit(1)
 
 
-def _play_until_stopped(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any) -> None:
+def _report_failure(worker: int, e: BaseException, failures: Any) -> None:
+    """Hand a worker's error to the trainer: its last line (the exception's type and first
+    line of text, as a traceback ends) and the traceback itself."""
+    text = " ".join(str(e).strip().split("\n")[0].split())
+    line = f"{type(e).__name__}: {text}" if text else type(e).__name__
+    failures.put((worker, line, traceback.format_exc()))
+
+
+def _play_until_stopped(cfg: RunConfig, worker: int, stop: Any, parent_pid: int, go: Any,
+                        restart: int = 0) -> None:
     limit_threads()
-    seed_everything(cfg.seed * 1000 + worker)
-    loop = WorkerLoop(cfg, worker, pick_device(cfg.device))
+    seed_everything(cfg.seed * 1000 + worker + RESTART_SEED * restart)
+    loop = WorkerLoop(cfg, worker, pick_device(cfg.device), restart)
     moves = 0
     while not stop.is_set() and os.getppid() == parent_pid:
         if go is not None and not go.is_set():

@@ -1,11 +1,14 @@
 """The faults of a long run (issue 42) and what the run does (docs/reliability.md, one test a row).
 
-A full disk is injected two ways: :class:`FullDisk` makes ``os.fsync`` fail with ENOSPC for a
-chosen file (every durable write of the project syncs: atomic writes, appended records), and
-:func:`file_size_limit` lowers ``RLIMIT_FSIZE`` so that writes past it fail with EFBIG (Python
-ignores SIGXFSZ). After each fault the run is resumed and :func:`assert_consistent` checks what
-it left: no temp file, every shard readable, final.pt at the last step, best.pt the last promoted
-checkpoint of the ledger, every due evaluation done.
+Self-play processes are killed (SIGKILL, as the OOM killer does) and stopped (SIGSTOP) by signal,
+and made to fail at their start by a checkpoint they refuse to load; replay shards are damaged
+(truncated, a byte flipped). A full disk is injected two ways: :class:`FullDisk` makes
+``os.fsync`` fail with ENOSPC for a chosen file (every durable write of the project syncs: atomic
+writes, appended records), and :func:`file_size_limit` lowers ``RLIMIT_FSIZE`` so that writes
+past it fail with EFBIG (Python ignores SIGXFSZ). After each fault the run is resumed and
+:func:`assert_consistent` checks what it left: no temp file, every shard readable and none missing,
+final.pt at the last step, best.pt the last promoted checkpoint of the ledger, every due
+evaluation done.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ import fnmatch
 import json
 import logging
 import os
+import re
 import resource
 import signal
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,12 +32,18 @@ import pytest
 
 from hive_env.files import is_disk_full, write_atomic
 from search.checkpoint import read_checkpoint
-from training.faults import DISK_FULL_EXIT, disk_full_line, failed_file, stop_on_log_write_errors
+from training.faults import (
+    DISK_FULL_EXIT,
+    SelfPlayError,
+    disk_full_line,
+    failed_file,
+    stop_on_log_write_errors,
+)
 from training.gating import file_hash
 from training.loop import compose_config, train
 from training.replay import ReplayStore
 
-from helpers import ROOT, TINY_RUN
+from helpers import ROOT, TINY_RUN, hive_train, wait_for
 
 # ----- the harness ------------------------------------------------------------------------------
 
@@ -74,11 +85,19 @@ def temp_files(run_dir: Path) -> list[Path]:
     return [p for p in run_dir.rglob("*.tmp*")]
 
 
-def assert_consistent(run_dir: Path, steps: int) -> None:
-    """What a run that ended green after a fault must have left (module docstring)."""
+def assert_consistent(run_dir: Path, steps: int, damaged: tuple[str, ...] = ()) -> None:
+    """What a run that ended green after a fault must have left (module docstring); ``damaged``:
+    the shards the test damaged itself. No shard written was lost: each worker's are numbered
+    0, 1, 2, ... without a gap, and every one is readable."""
     assert temp_files(run_dir) == []
-    replay = ReplayStore(run_dir / "replay")
-    assert all(replay.load(p) is not None for p in replay.shard_paths())
+    replay = ReplayStore(run_dir / "replay", warn=lambda _: None)
+    unreadable = {p.name for p in replay.shard_paths() if replay.load(p) is None}
+    assert unreadable == set(damaged) and set(replay.damaged) == set(damaged)
+    numbers: dict[int, list[int]] = {}
+    for p in replay.shard_paths():
+        _, worker, seq = p.stem.split("_")
+        numbers.setdefault(int(worker), []).append(int(seq))
+    assert all(sorted(seqs) == list(range(len(seqs))) for seqs in numbers.values()), numbers
     checkpoints = run_dir / "checkpoints"
     assert read_checkpoint(checkpoints / "final.pt")["step"] == steps
     entries = json.loads((run_dir / "eval" / "ledger.json").read_text())["evaluations"]
@@ -228,6 +247,160 @@ def test_a_self_play_process_past_the_file_size_limit_stops_the_trainer_with_its
         assert backend.procs[0].exitcode == 1 and temp_files(tmp_path) == []
     finally:
         backend.close()
+
+
+def test_self_plays_game_records_name_their_file_on_a_full_disk(tmp_path):
+    store = ReplayStore(tmp_path)
+    with file_size_limit(100), pytest.raises(OSError) as raised:
+        store.append_games(0, ["x" * 500])
+    assert raised.value.filename == str(tmp_path / "games_000.txt") and is_disk_full(raised.value)
+
+
+# ----- self-play processes killed, stopped, failing at their start ----------------------------------
+
+
+def selfplay_backend(tmp_path: Path, lines: list[str], **options):
+    """A ProcessSelfPlay of one worker (tiny network, 2 games of 2 simulations, a shard a game)
+    on a published step-0 checkpoint; its log lines go to ``lines``."""
+    from models.gnn import build_model
+    from search.mcts import SearchConfig
+    from training.checkpoint import CheckpointStore
+    from training.config import RunConfig, SelfPlaySettings
+    from training.selfplay_backend import ProcessSelfPlay
+
+    cfg = RunConfig(run_dir=tmp_path, model=build_model("tiny").config, search=SearchConfig(sims=2),
+                    selfplay=SelfPlaySettings(games=2, workers=1, shard_games=1), device="cpu")
+    store = CheckpointStore(tmp_path / "checkpoints")
+    if not store.exists():
+        store.publish(0, build_model("tiny"))
+    return ProcessSelfPlay(cfg, lines.append, **options)
+
+
+def looking_after(backend, ready, timeout: float) -> bool:
+    """Call the backend's ``check`` (as the trainer's waits do) until ``ready()``; False after
+    ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        backend.check()
+        if ready():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class Scalars:
+    """What ``report`` logs to TensorBoard (``Metrics.scalar``), kept."""
+
+    def __init__(self):
+        self.values: dict[str, float] = {}
+
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        self.values[tag] = value
+
+
+def test_a_killed_self_play_process_is_restarted_with_one_line_and_counted(tmp_path):
+    from training.selfplay_backend import exit_text
+
+    assert exit_text(-signal.SIGKILL) == "killed by SIGKILL, the OOM killer's signal"
+    assert (exit_text(-signal.SIGSEGV), exit_text(1)) == ("killed by SIGSEGV", "exit code 1")
+    replay = ReplayStore(tmp_path / "replay")
+    lines: list[str] = []
+    backend = selfplay_backend(tmp_path, lines, backoff_s=0.2)
+    try:
+        first = backend.procs[0]
+        assert lines == [f"self-play: 1 worker process(es), pid(s) {first.pid}"]
+        assert looking_after(backend, lambda: replay.shard_count(0) >= 1, 300)
+        os.kill(first.pid, signal.SIGKILL)  # as the OOM killer does
+        first.join(10)
+        written = replay.shard_count(0)
+        assert looking_after(backend, lambda: replay.shard_count(0) > written, 300)  # the new one plays
+        second = backend.procs[0]
+        assert second.pid != first.pid and second.is_alive()
+        assert lines[1:] == [f"self-play worker 0 (pid {first.pid}) died (killed by SIGKILL, the OOM "
+                             "killer's signal); its unfinished games are lost; restarted after 0.2 s as pid "
+                             f"{second.pid} (restart 1)"]
+        metrics = Scalars()
+        backend.report(metrics, 10)
+        assert metrics.values == {"selfplay/worker_restarts": 1}
+        os.kill(second.pid, signal.SIGTERM)  # killed again, and the run ends before its restart:
+        second.join(10)
+        backend.check()
+    finally:
+        backend.close()
+    assert lines[2:] == [f"self-play worker 0 (pid {second.pid}) died (killed by SIGTERM); its unfinished "
+                         "games are lost; not restarted: self-play stopped first"]  # reported all the same
+    assert not backend.procs[0].is_alive() and temp_files(tmp_path) == []
+    assert all(replay.load(p) is not None for p in replay.shard_paths())
+
+
+class _Trap:
+    """Unpickling this would call ``open(marker, "w")``: a checkpoint holding it is refused."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return open, (str(self.marker), "w")
+
+
+def test_a_self_play_process_that_keeps_failing_at_its_start_stops_the_run_with_one_line(tmp_path):
+    """Its checkpoint is one it refuses to load: restarted with a longer backoff each time, and
+    after ``max_failed_starts`` deaths soon after its start without a shard the run stops with
+    one line naming the worker, its last error and where the tracebacks are."""
+    import torch
+
+    from training.checkpoint import CheckpointStore
+
+    lines: list[str] = []
+    backend = selfplay_backend(tmp_path, lines, backoff_s=0.05, max_failed_starts=3)
+    backend.close()  # a checkpoint it cannot load first: the same backend, restarted workers
+    path = CheckpointStore(tmp_path / "checkpoints").path(0)
+    state = torch.load(path, weights_only=True)
+    state["note"] = _Trap(tmp_path / "MARKER")
+    torch.save(state, path)
+    lines.clear()
+    backend = selfplay_backend(tmp_path, lines, backoff_s=0.05, max_failed_starts=3)
+    try:
+        with pytest.raises(SelfPlayError) as raised:
+            looking_after(backend, lambda: False, 600)
+    finally:
+        backend.close()
+    errors_log = tmp_path / "selfplay_errors.log"
+    message = str(raised.value)
+    assert "\n" not in message, message
+    assert re.fullmatch(r"self-play worker 0 died 3 times in a row at its start \(before writing a shard\), "
+                        r"the last time after \d+ s with exit code 1: UnsafeCheckpointError: .+; its "
+                        rf"traceback is in {re.escape(str(errors_log))}; fix the cause and run the same "
+                        "command to resume", message), message
+    assert len(lines) == 3 and [line.rsplit(" ", 1)[1] for line in lines[1:]] == ["1)", "2)"], lines
+    assert "restarted after 0.1 s" in lines[1] and "restarted after 0.2 s" in lines[2]  # doubled
+    assert errors_log.read_text().count("Traceback (most recent call last)") == 3
+    assert not (tmp_path / "MARKER").exists()  # refused, never run
+
+
+def test_a_stopped_self_play_process_is_named_in_one_warning_and_close_still_ends_it(tmp_path):
+    from training.selfplay_backend import process_state
+
+    lines: list[str] = []
+    backend = selfplay_backend(tmp_path, lines, stopped_warn_s=1.0)
+    try:
+        pid = backend.procs[0].pid
+        os.kill(pid, signal.SIGSTOP)
+        assert looking_after(backend, lambda: len(lines) > 1, 60)
+        time.sleep(1.0)
+        backend.check()  # still stopped: no second warning
+        (warning,) = lines[1:]
+        assert re.fullmatch(rf"warning: self-play worker 0 \(pid {pid}\) has been stopped for \d+ s "
+                            r"\(SIGSTOP: a debugger, a person, a freezer\?\): no worker is playing: "
+                            rf"training waits for it; kill -CONT {pid} lets it go on", warning), warning
+        os.kill(pid, signal.SIGCONT)
+        assert looking_after(backend, lambda: len(lines) > 2, 60)
+        assert lines[2].startswith(f"self-play worker 0 (pid {pid}) goes on after ")
+        os.kill(pid, signal.SIGSTOP)  # stopped again: close() continues it, then stops it
+        assert looking_after(backend, lambda: process_state(pid) == "T", 10)
+    finally:
+        backend.close()
+    assert backend.procs[0].exitcode is not None and backend.restarts == [0]
 
 
 # ----- a full disk: whole runs, resumed ------------------------------------------------------------
@@ -459,6 +632,27 @@ def test_files_the_run_does_not_read_back_never_stop_it(finished_run, tmp_path, 
     assert_consistent(run_dir, 6)
 
 
+def damaged_shards_logged(run_dir: Path) -> list[float]:
+    """The values of ``replay/damaged_shards`` in the run's TensorBoard events."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run_dir / "tb"))
+    acc.Reload()
+    return [e.value for e in acc.Scalars("replay/damaged_shards")]
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_replay_shard_is_skipped_with_one_warning_and_counted(finished_run, tmp_path, how):
+    run_dir = copy_of(finished_run, tmp_path)
+    shard = ReplayStore(run_dir / "replay").shard_paths()[-1]
+    damage(shard, how)
+    lines = resume(run_dir, "train.steps=8")
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert warning.startswith(f"warning: skipping damaged replay shard {shard}: ") and "\n" not in warning
+    assert damaged_shards_logged(run_dir)[-2:] == [1.0, 1.0]  # the checkpoints of steps 6 and 8
+    assert_consistent(run_dir, 8, damaged=(shard.name,))
+
+
 # ----- the wall clock jumps (an NTP step) ----------------------------------------------------------
 
 
@@ -523,3 +717,47 @@ def test_a_sweep_job_on_a_full_disk_fails_in_one_line_and_the_sweep_resumes_it(t
     (job,) = json.loads((sweep / "sweep.json").read_text())["jobs"]
     assert job["status"] == "done"
     assert_consistent(sweep / job["run_dir"], 20)
+
+
+@pytest.mark.slow
+def test_hive_train_survives_a_killed_self_play_worker_and_a_damaged_shard_and_ends_green(tmp_path):
+    """The issue's faults on the command a person runs: a self-play process of a smoke run killed
+    by SIGKILL (as the OOM killer does) in the middle of the run is restarted (one line) and the
+    run ends green; then a shard damaged before a resume is skipped with one warning, counted, and
+    the resumed run ends green too. Nothing written is lost beyond the damaged shard."""
+    run_dir, out = tmp_path / "run", tmp_path / "out.txt"
+    quick = ["selfplay.workers=2", "train.steps=30", "eval.games=2", "eval.sims=2", "eval.final_games=2",
+             "eval.final_sims=2"]
+    replay = ReplayStore(run_dir / "replay")
+
+    def pids() -> list[int]:
+        m = re.search(r"self-play: 2 worker process\(es\), pid\(s\) (\d+), (\d+)", out.read_text())
+        return [int(m.group(1)), int(m.group(2))] if m else []
+
+    with open(out, "w") as stdout:
+        proc = hive_train(run_dir, *quick, stdout=stdout)
+    try:
+        assert wait_for(proc, lambda: bool(pids()) and replay.shard_count(1) >= 1, 600), out.read_text()
+        victim = pids()[1]
+        os.kill(victim, signal.SIGKILL)
+        assert proc.wait(timeout=600) == 0, out.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = out.read_text()
+    assert "Traceback" not in text
+    (line,) = [line for line in text.splitlines() if "died (" in line]
+    assert f"self-play worker 1 (pid {victim}) died (killed by SIGKILL, the OOM killer's signal)" in line
+    assert line.endswith("(restart 1)")
+    assert_consistent(run_dir, 30)
+
+    shard = replay.shard_paths()[0]
+    damage(shard, "flipped")
+    proc = subprocess.run([sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}",
+                           *quick, "train.steps=40"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    warnings_ = [line for line in proc.stdout.splitlines() if "warning:" in line]
+    assert len(warnings_) == 1 and f"skipping damaged replay shard {shard}: " in warnings_[0], warnings_
+    assert damaged_shards_logged(run_dir)[-1] == 1.0
+    assert_consistent(run_dir, 40, damaged=(shard.name,))

@@ -65,8 +65,8 @@ def test_the_backend_is_chosen_once_from_the_settings(tmp_path):
     finally:
         procs.close()
     assert not procs.procs[0].is_alive()
-    with pytest.raises(RuntimeError, match=r"self-play worker\(s\) \[0\] died"):
-        procs.check()
+    procs.check()  # stopped by close(): nothing restarted (a dead worker is restarted: test_faults.py)
+    assert not procs.procs[0].is_alive() and procs.restarts == [0]
 
 
 def test_the_inline_backend_writes_a_shard_of_the_newest_checkpoint_per_wait(tmp_path):

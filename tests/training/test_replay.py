@@ -79,3 +79,53 @@ def test_older_shards_read_with_what_they_lack_as_defaults(tmp_path, version):
 
 
 # ----- self-play -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_a_damaged_shard_is_warned_about_once_and_never_read_again(tmp_path, monkeypatch, how):
+    writer = ReplayStore(tmp_path)
+    writer.write_shard(0, random_samples(30, seed=1), {"game_plies": np.array([30])})
+    bad = writer.write_shard(1, random_samples(20, seed=2), {"game_plies": np.array([20])})
+    data = bytearray(bad.read_bytes())
+    if how == "truncated":
+        del data[len(data) // 2:]
+    else:
+        data[len(data) // 2] ^= 0xFF  # in the middle of the samples: the zip's CRC finds it
+    bad.write_bytes(bytes(data))
+    warned: list[str] = []
+    store = ReplayStore(tmp_path, warn=warned.append)
+    assert store.count() == 30
+    reads: list[str] = []
+    real_load = np.load
+    monkeypatch.setattr(np, "load", lambda file, *a, **k: reads.append(str(file)) or real_load(file, *a, **k))
+    for seed in range(3):
+        assert len(store.sample(8, 100, np.random.default_rng(seed), augment=False)) == 8
+    assert store.stats(bad) == {} and store.count() == 30 and store.window(100) is not None
+    assert str(bad) not in reads  # found once, never read again
+    (line,) = warned
+    assert line.startswith(f"skipping damaged replay shard {bad}: ") and "\n" not in line
+    assert list(store.damaged) == [bad.name]
+
+
+def test_stats_of_a_damaged_shard_report_it_as_load_does(tmp_path):
+    """The trainer reads a new shard's stats first (its games for TensorBoard): the damage is
+    found there, warned about once, and the shard's samples stay out of the window."""
+    bad = ReplayStore(tmp_path).write_shard(0, random_samples(20, seed=2), {"game_plies": np.array([20])})
+    bad.write_bytes(bad.read_bytes()[:100])
+    warned: list[str] = []
+    store = ReplayStore(tmp_path, warn=warned.append)
+    assert store.stats(bad) == {} and list(store.damaged) == [bad.name]
+    assert store.load(bad) is None and store.count() == 0 and store.window(10) is None
+    assert len(warned) == 1 and str(bad) in warned[0]
+
+
+def test_game_records_after_a_torn_last_line_start_on_a_new_line(tmp_path):
+    store = ReplayStore(tmp_path)
+    store.append_games(0, ["Base;NotStarted;White[1]", "Base;Draw;White[2]"])
+    path = tmp_path / "games_000.txt"
+    path.write_bytes(path.read_bytes() + b"Base;InProg")  # a worker killed in the middle of an append
+    store.append_games(0, ["Base;WhiteWins;Black[9]"])
+    assert path.read_text().splitlines() == ["Base;NotStarted;White[1]", "Base;Draw;White[2]", "Base;InProg",
+                                             "Base;WhiteWins;Black[9]"]
+    store.append_games(0, ["Base;BlackWins;White[9]"])  # after a whole line: no empty line
+    assert path.read_text().endswith("Black[9]\nBase;BlackWins;White[9]\n")
