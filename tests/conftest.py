@@ -1,36 +1,12 @@
-"""Shared test helpers: where ../shared lives, and skipping when it is absent.
-
-Only other engines' files are read from ../shared (nokamute's UHP suite, its binary); the project's own
-facts, such as the published perft counts, are in tests/data/ so every clone checks them."""
+"""Shared fixtures. Helpers (where ../shared lives, skipping when it is absent, known positions) are in
+tests/helpers.py: a test imports them from there, never from ``conftest`` (tests/web has a conftest of
+its own, and ``import conftest`` would find whichever was loaded last)."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import pytest
 
 from helpers import ROOT
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-REFERENCE = SHARED / "reference"
-TOOLS = SHARED / "tools"
-
-
-def require_reference(name: str) -> Path:
-    """Path of a file in ../shared/reference, or skip the test when it is absent."""
-    path = REFERENCE / name
-    if not path.is_file():
-        pytest.skip(f"{path} not available")
-    return path
-
-
-def require_tool(name: str) -> Path:
-    """Path of an executable in ../shared/tools (another engine, e.g. ``nokamute``), or skip."""
-    path = TOOLS / name
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.skip(f"{path} not available")
-    return path
 
 
 @pytest.fixture(scope="session")

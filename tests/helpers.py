@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -12,12 +13,36 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hive_env import Game
 from hive_env.board import PASS, POS, move_piece
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root (commands run there)."""
+
+# Only other engines' files are read from ../shared (nokamute's UHP suite, its binary); the project's
+# own facts, such as the published perft counts, are in tests/data/ so every clone checks them.
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REFERENCE = SHARED / "reference"
+TOOLS = SHARED / "tools"
+
+
+def require_reference(name: str) -> Path:
+    """Path of a file in ../shared/reference, or skip the test when it is absent."""
+    path = REFERENCE / name
+    if not path.is_file():
+        pytest.skip(f"{path} not available")
+    return path
+
+
+def require_tool(name: str) -> Path:
+    """Path of an executable in ../shared/tools (another engine, e.g. ``nokamute``), or skip."""
+    path = TOOLS / name
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.skip(f"{path} not available")
+    return path
+
 UHP_ENGINE = [sys.executable, "-m", "scripts.uhp_engine"]
 """The ``hive-uhp`` command, run from ``ROOT``."""
 

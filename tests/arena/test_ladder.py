@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest import require_tool
 
 import arena.executor as executor_module
 from arena.calibration import Calibration
@@ -32,7 +31,7 @@ from arena.schedule import resolve_openings, schedule
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players import Budget
 
-from helpers import ROOT, match_records
+from helpers import ROOT, match_records, require_tool
 
 AZ = "alphazero:ckpt=runs/x/checkpoints/best.pt,sims=64"
 RUNGS = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3",

@@ -8,10 +8,11 @@ strings may name other reference tiles than ours, so destinations are compared, 
 from __future__ import annotations
 
 import pytest
-from conftest import REFERENCE
 
 from hive_env import Game
 from hive_env.uhp import parse_move
+
+from helpers import REFERENCE
 
 SUITE = REFERENCE / "nokamute_uhp_tests.txt"
 

@@ -15,7 +15,7 @@ from hive_env import Game
 from players import Budget, PlayerSpecError, make_player
 from players.uhp_client import UhpEngineError, UhpPlayer
 
-from helpers import ROOT
+from helpers import ROOT, require_tool
 
 RECORDER = ROOT / "tests" / "fake_engines" / "uhp_recorder.py"
 
@@ -147,8 +147,6 @@ def test_a_timed_arena_asks_engines_for_one_thread_and_reports_it(tmp_path):
 
 def test_nokamute_follows_the_game_move_by_move_on_one_thread(tmp_path):
     """The real engine: one newgame a game, every reply in step, NumThreads and TableSizeMiB set."""
-    from conftest import require_tool
-
     nokamute = require_tool("nokamute")
     with UhpPlayer([str(nokamute)], default_budget=Budget(depth=1), threads=1, table_mib=16) as engine:
         assert engine.threads == 1 and engine.options["TableSizeMiB"][1] == "16"
