@@ -62,3 +62,42 @@ def ladder_rows(ladder: dict[str, Any]) -> list[dict[str, Any]]:
 def _num(x: float) -> float | None:
     """``x`` rounded to 0.1, or None when it is not finite (JSON has no infinity)."""
     return None if x != x or abs(x) == float("inf") else round(x, 1)
+
+
+def matches_section(paths: list[Path], player_name: str = "the shipped network") -> dict[str, Any]:
+    """The card section of equal-time matches (gauntlet results directories: ``summary.json``,
+    ``config.json``), one row per opponent and time: the command of each, its W/D/L, score and
+    Elo with their 95% intervals as the arena's tables give them. Shaped as a ladder section
+    (``training.model_card.markdown`` draws both alike).
+
+    Raises:
+        OSError, KeyError, ValueError: a directory without what a gauntlet writes.
+    """
+    commands, rows = [], []
+    for path in paths:
+        summary = json.loads((path / "summary.json").read_text())
+        settings = summary["settings"]
+        for pairing in summary["pairings"]:
+            seconds = settings.get("time_s")
+            opponent = pairing["opponent"]
+            spec = next((o for o in settings.get("players", []) if f"name={opponent}" in o), opponent)
+            own = re.search(r"time=([\d.]+)", spec)
+            label = f"{opponent}, {seconds:g} s a move" if seconds else opponent
+            if own:
+                label = f"{opponent} at {float(own.group(1)):g} s, the network at {seconds:g} s"
+            rows.append({"opponent": label, "games": pairing["games"], "wins": pairing["wins"],
+                         "draws": pairing["draws"], "losses": pairing["losses"],
+                         "score": round(pairing["score"], 4),
+                         "score_95": [round(pairing["score_lo"], 4), round(pairing["score_hi"], 4)],
+                         "elo": _num(pairing["elo"]),
+                         "elo_95": [_num(pairing["elo_lo"]), _num(pairing["elo_hi"])]})
+        game_type = settings.get("game_type", "Base")
+        own_time = f",time={float(own.group(1)):g}" if own else ""
+        commands.append(f"hive-arena gauntlet \"alphazero:device=cpu\" "
+                        f"\"uhp:cmd=NOKAMUTE,name=nokamute{own_time}\" --time {settings.get('time_s'):g} "
+                        f"--games-per-pairing {settings.get('games_per_pairing')} --workers 2 "
+                        f"--seed {settings.get('seed', 0)}"
+                        + (f" --game-type {game_type}" if game_type != "Base" else ""))
+    return {"command": "; ".join(commands),
+            "summary": f"{player_name} against nokamute, one core a side, each side its full time",
+            "rows": rows}

@@ -106,7 +106,7 @@ def markdown(card: dict[str, Any]) -> str:
              f"- Network: HiveGNN width {card['model']['width']}, {card['model']['layers']} residual blocks; "
              f"file {card['file']}, {card['bytes']} bytes", ""]
     lines += _replaced_lines(card.get("replaced"))
-    for key, title in (("ladder", "Ladder"), ("equal_time", "Equal-time ladder")):
+    for key, title in (("ladder", "Ladder"), ("equal_time", "Equal time")):
         lad = card.get(key)
         if not lad:
             continue

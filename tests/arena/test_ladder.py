@@ -402,3 +402,31 @@ def test_a_ladder_pools_with_the_shipped_calibration(tmp_path, capsys):
     assert data["rating"] == "pooled" and data["calibration"] == "ladder_rungs.json"
     assert data["calibration_games"] > 0 and set(data["pooled_elos"]) == {"random", "greedy", ANCHOR}
     assert data["summary"] == summary and ladder_section(out)["rating"] == "pooled"
+
+
+def test_equal_time_matches_become_a_card_section_with_their_commands(tmp_path):
+    from arena.ladder_card import matches_section
+
+    def gauntlet(name: str, players: list[str], seconds: float, seed: int, w: int, d: int, lo: int):
+        path = tmp_path / name
+        path.mkdir()
+        pairing = {"player": players[0], "opponent": "nokamute", "games": w + d + lo, "wins": w, "draws": d,
+                   "losses": lo, "score": (w + d / 2) / (w + d + lo), "score_lo": 0.7, "score_hi": 0.99,
+                   "elo": 400.0, "elo_lo": 150.04, "elo_hi": float("inf")}
+        summary = {"settings": {"mode": "gauntlet", "players": players, "games_per_pairing": w + d + lo,
+                                "game_type": "Base+MLP", "seed": seed, "time_s": seconds},
+                   "pairings": [pairing]}
+        (path / "summary.json").write_text(json.dumps(summary))
+        return path
+
+    section = matches_section([
+        gauntlet("five", ["alphazero:device=cpu", "uhp:cmd=/x/nokamute,name=nokamute"], 5.0, 7, 17, 2, 1),
+        gauntlet("odds", ["alphazero:device=cpu", "uhp:cmd=/x/nokamute,name=nokamute,time=3"], 1.0, 8, 9, 0,
+                 1)])
+    assert [r["opponent"] for r in section["rows"]] == ["nokamute, 5 s a move",
+                                                        "nokamute at 3 s, the network at 1 s"]
+    assert [(r["wins"], r["draws"], r["losses"]) for r in section["rows"]] == [(17, 2, 1), (9, 0, 1)]
+    assert section["rows"][0]["elo_95"] == [150.0, None]  # JSON has no infinity
+    first, second = section["command"].split("; ")
+    assert "--time 5 --games-per-pairing 20 --workers 2 --seed 7 --game-type Base+MLP" in first
+    assert '"uhp:cmd=NOKAMUTE,name=nokamute,time=3" --time 1' in second and "/x/" not in section["command"]
