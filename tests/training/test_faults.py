@@ -763,3 +763,46 @@ def test_hive_train_survives_a_killed_self_play_worker_and_a_damaged_shard_and_e
     assert len(warnings_) == 1 and f"skipping damaged replay shard {shard}: " in warnings_[0], warnings_
     assert damaged_shards_logged(run_dir)[-1] == 1.0
     assert_consistent(run_dir, 130, damaged=(shard.name,))
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 600 KB tmpfs filesystem (a real full disk: ENOSPC), grown by calling the fixture's value;
+    skipped where the tests may not mount one (not root, no tmpfs)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.strip() or made.returncode}")
+
+    def grow() -> None:
+        subprocess.run(["mount", "-o", "remount,size=256m", str(mount)], check=True)
+
+    try:
+        yield mount, grow
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+@pytest.mark.slow
+def test_hive_train_on_a_small_filesystem_stops_in_one_line_and_resumes_once_it_has_room(small_disk):
+    """A disk that fills for real: a smoke run on a 600 KB filesystem stops with exit 74 and one
+    line naming a file of the run and the full device, nothing half written; once the filesystem
+    has room the same command resumes and ends green with nothing lost."""
+    mount, grow = small_disk
+    run_dir = mount / "run"
+    cmd = [sys.executable, "-m", "scripts.train", "experiment=smoke", f"run_dir={run_dir}",
+           "eval.games=2", "eval.sims=2", "eval.final_games=2", "eval.final_sims=2"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == DISK_FULL_EXIT, proc.stdout[-2000:] + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert re.fullmatch(rf"hive-train: cannot write {re.escape(str(run_dir))}/\S+: no space left on device; "
+                        r"nothing the run reads back is half written: free space on its disk and run the "
+                        r"same command to resume", line), line
+    assert temp_files(run_dir) == []
+    grow()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert_consistent(run_dir, 20)
