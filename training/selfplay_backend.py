@@ -104,6 +104,11 @@ broken installation) that stop the run (training.faults.SelfPlayError)."""
 FAILED_START_S = 300.0
 """A worker that dies within this many seconds of its start without writing a shard failed at
 its start; one that lived longer (killed by the OOM killer after minutes of play) did not."""
+HUNG_WARN_S = 900.0
+"""Seconds a running (not paused, not stopped) self-play process may write no shard before one
+warning names it (a deadlock, a disk that stalls): looked at every :data:`HUNG_LOOK_S`."""
+HUNG_LOOK_S = 30.0
+"""How often the workers' shard counts are read for :data:`HUNG_WARN_S` (a directory listing)."""
 STOPPED_WARN_S = 60.0
 """Seconds a self-play process may be stopped (SIGSTOP; state ``T`` in ``/proc/<pid>/stat``)
 before one warning names it."""
@@ -152,11 +157,13 @@ class ProcessSelfPlay:
 
     def __init__(self, cfg: RunConfig, log=print, backoff_s: float = RESTART_BACKOFF_S,
                  backoff_max_s: float = RESTART_BACKOFF_MAX_S, max_failed_starts: int = MAX_FAILED_STARTS,
-                 failed_start_s: float = FAILED_START_S, stopped_warn_s: float = STOPPED_WARN_S):
+                 failed_start_s: float = FAILED_START_S, stopped_warn_s: float = STOPPED_WARN_S,
+                 hung_warn_s: float = HUNG_WARN_S, hung_look_s: float = HUNG_LOOK_S):
         self.cfg, self.log = cfg, log
         self.backoff_s, self.backoff_max_s = backoff_s, backoff_max_s
         self.max_failed_starts, self.failed_start_s = max_failed_starts, failed_start_s
         self.stopped_warn_s = stopped_warn_s
+        self.hung_warn_s, self.hung_look_s = hung_warn_s, hung_look_s
         self.ctx = ctx = mp.get_context("spawn")
         self.stop = ctx.Event()
         self.go = ctx.Event()  # set: play; clear: paused
@@ -175,6 +182,9 @@ class ProcessSelfPlay:
         self._stop_warned = [False] * n
         self._death: list[str] = [""] * n  # what the restart's line says of the death
         self._delay = [0.0] * n  # and of the backoff before it
+        self._progress: list[tuple[float, int]] = [(0.0, 0)] * n  # (when, shards) of the last new shard
+        self._hung_warned = [False] * n
+        self._next_hung_look = 0.0
         self.procs: list[Any] = [self._spawn(w) for w in range(n)]
         log(f"self-play: {n} worker process(es), pid(s) {', '.join(str(p.pid) for p in self.procs)}")
 
@@ -184,6 +194,7 @@ class ProcessSelfPlay:
         the trainer."""
         self._started[w] = time.monotonic()
         self._shards_at_start[w] = self.replay.shard_count(w)
+        self._progress[w], self._hung_warned[w] = (self._started[w], self._shards_at_start[w]), False
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             p = self.ctx.Process(target=worker_main, daemon=True,
@@ -205,6 +216,8 @@ class ProcessSelfPlay:
         self.go.clear()
 
     def resume(self) -> None:
+        now = time.monotonic()
+        self._progress = [(now, shards) for _, shards in self._progress]  # paused time does not count
         self.go.set()
 
     def check(self) -> None:
@@ -231,6 +244,32 @@ class ProcessSelfPlay:
                 self.log(f"{self._death[w]}; restarted after {self._delay[w]:g} s as pid {self.procs[w].pid} "
                          f"(restart {self.restarts[w]})")
         self._look_for_stopped(now)
+        self._look_for_hung(now)
+
+    def _look_for_hung(self, now: float) -> None:
+        """One warning for each running worker that wrote no shard for :attr:`hung_warn_s` (paused
+        time does not count; a stopped worker has its own warning), one line when it writes again."""
+        if not self.go.is_set():  # paused for an evaluation: no worker is expected to write
+            self._progress = [(now, shards) for _, shards in self._progress]
+            return
+        if now < self._next_hung_look:
+            return
+        self._next_hung_look = now + self.hung_look_s
+        for w, p in enumerate(self.procs):
+            if self._restart_at[w] is not None or self._stopped_since[w] is not None or not p.is_alive():
+                continue
+            since, shards = self._progress[w]
+            count = self.replay.shard_count(w)
+            if count > shards:
+                if self._hung_warned[w]:
+                    self.log(f"self-play worker {w} (pid {p.pid}) writes shards again after "
+                             f"{now - since:.0f} s")
+                self._progress[w], self._hung_warned[w] = (now, count), False
+            elif not self._hung_warned[w] and now - since >= self.hung_warn_s:
+                self._hung_warned[w] = True
+                self.log(f"warning: self-play worker {w} (pid {p.pid}) is running but has written no shard "
+                         f"for {now - since:.0f} s (hung? a deadlock, a stalled disk); kill -9 {p.pid} "
+                         "restarts it")
 
     def _died(self, w: int, now: float) -> None:
         """Worker ``w`` is dead: stop the run if it keeps failing at its start, else log it and

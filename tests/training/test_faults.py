@@ -259,7 +259,7 @@ def test_self_plays_game_records_name_their_file_on_a_full_disk(tmp_path):
 # ----- self-play processes killed, stopped, failing at their start ----------------------------------
 
 
-def selfplay_backend(tmp_path: Path, lines: list[str], **options):
+def selfplay_backend(tmp_path: Path, lines: list[str], shard_games: int = 1, **options):
     """A ProcessSelfPlay of one worker (tiny network, 2 games of 2 simulations, a shard a game)
     on a published step-0 checkpoint; its log lines go to ``lines``."""
     from models.gnn import build_model
@@ -269,7 +269,7 @@ def selfplay_backend(tmp_path: Path, lines: list[str], **options):
     from training.selfplay_backend import ProcessSelfPlay
 
     cfg = RunConfig(run_dir=tmp_path, model=build_model("tiny").config, search=SearchConfig(sims=2),
-                    selfplay=SelfPlaySettings(games=2, workers=1, shard_games=1), device="cpu")
+                    selfplay=SelfPlaySettings(games=2, workers=1, shard_games=shard_games), device="cpu")
     store = CheckpointStore(tmp_path / "checkpoints")
     if not store.exists():
         store.publish(0, build_model("tiny"))
@@ -401,6 +401,30 @@ def test_a_stopped_self_play_process_is_named_in_one_warning_and_close_still_end
     finally:
         backend.close()
     assert backend.procs[0].exitcode is not None and backend.restarts == [0]
+
+
+def test_a_running_self_play_process_that_writes_no_shard_is_named_in_one_warning(tmp_path):
+    """Hung (alive, not stopped, writing nothing): one warning after ``hung_warn_s``, none while
+    paused for an evaluation. Here the worker plays games whose shard is never due (a shard every
+    10,000 games) in place of a deadlock."""
+    lines: list[str] = []
+    backend = selfplay_backend(tmp_path, lines, shard_games=10_000, hung_warn_s=2.0, hung_look_s=0.1)
+    try:
+        pid = backend.procs[0].pid
+        backend.pause()
+        time.sleep(2.5)
+        backend.check()  # paused: waiting is expected
+        assert lines[1:] == []
+        backend.resume()
+        assert looking_after(backend, lambda: len(lines) > 1, 60)
+        time.sleep(0.5)
+        backend.check()  # one warning, not one a look
+        (warning,) = lines[1:]
+        assert re.fullmatch(rf"warning: self-play worker 0 \(pid {pid}\) is running but has written no shard "
+                            rf"for \d+ s \(hung\? a deadlock, a stalled disk\); kill -9 {pid} restarts it",
+                            warning), warning
+    finally:
+        backend.close()
 
 
 # ----- a full disk: whole runs, resumed ------------------------------------------------------------
