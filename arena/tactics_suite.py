@@ -29,7 +29,7 @@ import numpy as np
 from hive_env import Game, HiveError
 from hive_env.files import write_atomic
 from hive_env.records import record_lines
-from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs, wins_in_two
+from hive_env.tactics import classify_tactic
 from players import make_player
 
 KINDS = ("win1", "defend", "win2")
@@ -46,17 +46,9 @@ def read_records(path: str | Path) -> list[str]:
 
 
 def classify(game: Game) -> tuple[str, list[int]] | None:
-    """The kind of tactic in ``game`` (a position in progress) and its solution moves, or None."""
-    moves, codes = move_proofs(game.board, game.hist)
-    if (codes == PROVEN_WIN).any():
-        return "win1", [int(m) for m in moves[codes == PROVEN_WIN]]
-    lost = codes == PROVEN_LOSS
-    if lost.any() and not lost.all():
-        return "defend", [int(m) for m in moves[~lost]]
-    two = wins_in_two(game.board, game.hist, moves)
-    if two.any():
-        return "win2", [int(m) for m in moves[two]]
-    return None
+    """The kind of tactic in ``game`` (a position in progress) and its solution moves, or None
+    (``hive_env.tactics.classify_tactic``)."""
+    return classify_tactic(game.board, game.hist)
 
 
 def positions_of(game_string: str) -> list[Game]:

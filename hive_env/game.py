@@ -88,12 +88,19 @@ class Game:
                 game.play(ms)
             except HiveError as e:
                 raise GameStringError(f"move {i} {quoted(ms)}: {e}") from None
-        if game.state != state:
-            raise GameStringError(f"GameState {state} disagrees with the moves, which give {game.state}")
-        if turn_ply != game.ply:
-            raise GameStringError(f"Turn {parts.turn} disagrees with the moves, which give "
-                                  f"{game.turn_string}")
+        disagreement = game.header_disagreement(state, turn_ply, parts.turn)
+        if disagreement:
+            raise GameStringError(disagreement)
         return game
+
+    def header_disagreement(self, state: str, turn_ply: int, turn_text: str) -> str | None:
+        """Where a GameString's header (its GameState, its Turn: ``turn_text`` read as
+        ``turn_ply``) disagrees with this game replayed from its moves; None when it agrees."""
+        if self.state != state:
+            return f"GameState {state} disagrees with the moves, which give {self.state}"
+        if turn_ply != self.ply:
+            return f"Turn {turn_text} disagrees with the moves, which give {self.turn_string}"
+        return None
 
     @classmethod
     def from_board(cls, board: np.ndarray, hist: np.ndarray) -> Game:

@@ -282,3 +282,20 @@ def safe_moves(board: np.ndarray, hist: np.ndarray, moves: np.ndarray) -> np.nda
     scan_root(b, h, mv, mv.size, out, buf, codes)
     safe = out[: mv.size] != PROVEN_LOSS
     return safe if safe.any() else np.ones(mv.size, bool)
+
+
+def classify_tactic(board: np.ndarray, hist: np.ndarray) -> tuple[str, list[int]] | None:
+    """The exact tactic of a position in progress and its solution moves, or None: ``win1`` (the
+    moves that win at once), else ``defend`` (some moves lose in one, and these do not), else
+    ``win2`` (the moves that win in two). The tactics suite (``arena.tactics_suite``) and the
+    puzzles (``web.puzzles``) are made of these."""
+    moves, codes = move_proofs(board, hist)
+    if (codes == PROVEN_WIN).any():
+        return "win1", [int(m) for m in moves[codes == PROVEN_WIN]]
+    lost = codes == PROVEN_LOSS
+    if lost.any() and not lost.all():
+        return "defend", [int(m) for m in moves[~lost]]
+    two = wins_in_two(board, hist, moves)
+    if two.any():
+        return "win2", [int(m) for m in moves[two]]
+    return None

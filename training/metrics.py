@@ -160,18 +160,16 @@ class Metrics:
     def flush(self, quiet: bool = False) -> None:
         """Write what is queued to the event file; ``quiet``: an error is ignored (the run is
         stopping for another one already, which must be the one reported)."""
-        try:
-            with self._writing():
-                self._writer.flush()
-        except OSError:
-            if not quiet:
-                raise
+        self._finish(self._writer.flush, quiet)
 
     def close(self, quiet: bool = False) -> None:
         """Flush and close the event file (``quiet`` as for :meth:`flush`)."""
+        self._finish(self._writer.close, quiet)
+
+    def _finish(self, call: Callable[[], None], quiet: bool) -> None:
         try:
             with self._writing():
-                self._writer.close()
+                call()
         except OSError:
             if not quiet:
                 raise

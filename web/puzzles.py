@@ -41,7 +41,7 @@ import numpy as np
 from hive_env import Game
 from hive_env.board import move_dest, move_piece
 from hive_env.records import read_games
-from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs, wins_in_two
+from hive_env.tactics import PROVEN_WIN, classify_tactic, move_proofs
 
 DATA = Path(__file__).resolve().parent / "data"
 """Where the shipped puzzle files are (``web/data/puzzles_*.json``)."""
@@ -100,19 +100,10 @@ def solve(game: Game) -> tuple[str, list[int]] | None:
 
     A win at once makes a ``win1``; else a position where only one defence (or one set of
     equivalent ones) avoids losing at once a ``defend``; else a win in two a ``win2``."""
-    moves, codes = move_proofs(game.board, game.hist)
-    if (codes == PROVEN_WIN).any():
-        return "win1", [int(m) for m in moves[codes == PROVEN_WIN]]
-    lost = codes == PROVEN_LOSS
-    if lost.any() and not lost.all():
-        safe = [int(m) for m in moves[~lost]]
-        return ("defend", safe) if _equivalent(safe) else None
-    if lost.all():
-        return None  # lost whatever it plays: no defence to find
-    two = wins_in_two(game.board, game.hist, moves)
-    if two.any():
-        return "win2", [int(m) for m in moves[two]]
-    return None
+    found = classify_tactic(game.board, game.hist)
+    if found is not None and found[0] == "defend" and not _equivalent(found[1]):
+        return None
+    return found
 
 
 def puzzle_id(game_string: str) -> str:

@@ -44,11 +44,9 @@ def replay_gamestring(text: str, where: str) -> Game:
         raise RecordError(f"{where}: {e}") from None
     for move in parts.moves:
         play_move(game, move, where, move)
-    if game.state != state:
-        raise RecordError(f"{where}: GameState {state} disagrees with the moves, which give {game.state}")
-    if turn != game.ply:
-        raise RecordError(f"{where}: Turn {parts.turn} disagrees with the moves, which give "
-                          f"{game.turn_string}")
+    disagreement = game.header_disagreement(state, turn, parts.turn)
+    if disagreement:
+        raise RecordError(f"{where}: {disagreement}")
     return game
 
 

@@ -816,9 +816,8 @@ async function newGame(record) {
   try { await startGame(record); } finally { setBusy(-1); }
 }
 
-// A new game, or one loaded from record text (any format the server reads); in the Review mode
-// a loaded game is reviewed at once.
-async function startGame(record) {
+// Before another game is shown: the engine loop, a review and an analysis of the old one end.
+function leaveGame() {
   ui.loopToken++;
   ui.reviewToken++;
   ui.reviewing = false;
@@ -827,6 +826,12 @@ async function startGame(record) {
   $("review-start").disabled = false;
   ui.analysis = null;
   $("analysis-out").hidden = true;
+}
+
+// A new game, or one loaded from record text (any format the server reads); in the Review mode
+// a loaded game is reviewed at once.
+async function startGame(record) {
+  leaveGame();
   ui.watching = $("mode").value === "watch";
   const [white, black] = seatIds();
   const body = { game_type: $("game-type").value, white, black, seed: Math.floor(Math.random() * 1e9),
@@ -965,14 +970,7 @@ async function onGameListClick(ev) {
 
 // Back to one of the client's games: as it is on the server; reviewed at once for "Review".
 async function resumeGame(id, review) {
-  ui.loopToken++;
-  ui.reviewToken++;
-  ui.reviewing = false;
-  ui.review = null;
-  $("review-cancel").hidden = true;
-  $("review-start").disabled = false;
-  ui.analysis = null;
-  $("analysis-out").hidden = true;
+  leaveGame();
   let state;
   try { state = await api("GET", `/api/games/${id}`); } catch (e) { showError(e.message); refreshGames(); return; }
   ui.watching = state.players.white.kind !== "human" && state.players.black.kind !== "human";
