@@ -54,6 +54,9 @@ class ArenaConfig:
             process pinned to a core of its own where the machine has one per worker), else each
             player's own.
         elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only).
+        pairs: a round robin's schedule, the player index pairs ``(i, j)`` with ``i < j`` that
+            meet (None: every pair). A rating fit needs only a connected schedule, so a large
+            field (``scripts/calibrate_levels.py``) plays each player against those near it.
     """
 
     mode: str
@@ -72,6 +75,7 @@ class ArenaConfig:
     beta: float = 0.05
     clock: str | None = None
     threads: int | None = None
+    pairs: tuple[tuple[int, int], ...] | None = None
     player_objects: Mapping[str, Player] = field(default_factory=dict, compare=False, repr=False)
     """The :class:`Player` objects among the players, by label (filled from ``players``)."""
 
@@ -108,6 +112,8 @@ class ArenaConfig:
             raise ArenaError(f"threads must be >= 1 (got {self.threads})")
         if self.clock is not None:
             self._check_clock()
+        if self.pairs is not None:
+            self._check_pairs()
         if self.mode == "sprt":
             try:
                 self.sprt()
@@ -128,6 +134,22 @@ class ArenaConfig:
         if timed:
             raise ArenaError(f"{timed[0]}: a spec's time= is a budget a move; with a clock every move's "
                              "time comes from the clock")
+
+    def _check_pairs(self) -> None:
+        """An explicit schedule: a round robin's, distinct pairs ``i < j`` of its players."""
+        if self.mode != "roundrobin":
+            raise ArenaError(f"a schedule of pairs is a round robin's, not a {self.mode}'s")
+        n = len(self.players)
+        try:
+            pairs = tuple(sorted({(int(i), int(j)) for i, j in self.pairs}))
+        except (TypeError, ValueError):
+            raise ArenaError("pairs: a list of player index pairs (i, j)") from None
+        bad = next((p for p in pairs if not 0 <= p[0] < p[1] < n), None)
+        if bad is not None:
+            raise ArenaError(f"pairs: {bad} is not two players i < j of the {n}")
+        if not pairs:
+            raise ArenaError("pairs: the schedule is empty")
+        object.__setattr__(self, "pairs", pairs)
 
     def thread_limit(self) -> int | None:
         """The threads asked of each side: ``threads``, else 1 in a timed match (``time_s``, a
@@ -160,6 +182,8 @@ class ArenaConfig:
         """Player index pairs ``(i, j)``; results are reported from ``i``'s side."""
         n = len(self.players)
         if self.mode == "roundrobin":
+            if self.pairs is not None:
+                return list(self.pairs)
             return [(i, j) for i in range(n) for j in range(i + 1, n)]
         return [(0, j) for j in range(1, n)]
 
@@ -176,6 +200,10 @@ class ArenaConfig:
             out["threads"] = self.thread_limit()
         if self.clock is None:
             del out["clock"]
+        if self.pairs is None:  # absent unless given (older arenas resume)
+            del out["pairs"]
+        else:
+            out["pairs"] = [list(p) for p in self.pairs]
         if self.mode != "sprt":
             for key in ("elo0", "elo1", "alpha", "beta"):
                 del out[key]

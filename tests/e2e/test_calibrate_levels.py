@@ -1,5 +1,5 @@
-"""Issue 41: ``python -m scripts.calibrate_levels``, the levels' calibration, at a smoke size: one
-round robin of two levels with three anchors, one rating fit, the table as JSON and Markdown."""
+"""Issue 41: ``python -m scripts.calibrate_levels``, the levels' calibration, at a smoke size: the
+schedule of two levels with three anchors, one rating fit, the table as JSON and Markdown."""
 
 from __future__ import annotations
 
@@ -18,11 +18,16 @@ def test_a_smoke_calibration_writes_the_levels_table(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     result = json.loads((out / "levels.json").read_text())
-    assert result["games"] == 20 and result["complete"] and result["anchor"] == "random"  # no depth 2
+    assert result["complete"] and result["anchor"] == "random"  # no depth 2
     assert result["command"] == "python -m scripts.calibrate_levels " + " ".join(args)
+    pairs = {frozenset(p) for p in result["schedule"]}
+    assert frozenset({"level-1", "level-2"}) in pairs and frozenset({"random", "level-1"}) in pairs
+    assert result["games"] == 2 * len(pairs) and result["games_per_pairing"] == {"untimed": 2}
+    assert (out / "untimed" / "games.jsonl").exists() and not (out / "timed").exists()  # nothing timed
     rows = {r["player"]: r for r in result["players"]}
     assert set(rows) == {"level-1", "level-2", "random", "greedy", "alphabeta:depth=1"}
-    assert rows["random"]["elo"] == 0 and all(r["games"] == 8 for r in rows.values())
+    assert rows["random"]["elo"] == 0
+    assert all(r["games"] == 2 * sum(r["player"] in p for p in pairs) for r in rows.values())
     gap = rows["level-2"]["over_below"]
     assert gap["level"] == 1 and gap["lo"] <= gap["elo"] <= gap["hi"]
     table = (out / "levels.md").read_text()
