@@ -43,8 +43,10 @@ from omegaconf import DictConfig  # noqa: E402
 from hive_env.files import is_disk_full  # noqa: E402
 from training.config import ConfigError, register_configs  # noqa: E402
 from training.faults import (  # noqa: E402
+    CLUSTER_LOST_EXIT,
     DISK_FULL_EXIT,
     SELFPLAY_FAILED_EXIT,
+    ClusterError,
     SelfPlayError,
     disk_full_line,
     stop_on_log_write_errors,
@@ -155,6 +157,9 @@ def run(cfg: DictConfig) -> None:
     except SelfPlayError as e:  # a self-play worker that keeps failing at its start
         print(f"hive-train: {e}", file=sys.stderr)
         sys.exit(SELFPLAY_FAILED_EXIT)
+    except ClusterError as e:  # the Ray cluster lost an evaluation's game again and again
+        print(f"hive-train: {e}", file=sys.stderr)
+        sys.exit(CLUSTER_LOST_EXIT)
     except OSError as e:
         stop_on_disk_full(e)
         raise
@@ -212,7 +217,7 @@ def sweep_job(cfg: DictConfig, log) -> None:
     error = None
     try:
         train_job(cfg, task, log)
-    except (ConfigError, CheckpointError, SelfPlayError) as e:
+    except (ConfigError, CheckpointError, SelfPlayError, ClusterError) as e:
         error = f"error: {e}"
     except Stopped as e:
         error = f"interrupted at step {e.step}" if e.step is not None else "interrupted during start-up"

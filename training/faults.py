@@ -41,6 +41,17 @@ class SelfPlayError(RuntimeError):
     text is the one line hive-train prints (exit :data:`SELFPLAY_FAILED_EXIT`): the worker, how
     it ended (its last error line), where its tracebacks are, and that the same command resumes."""
 
+CLUSTER_LOST_EXIT = 69
+"""hive-train's exit status when the Ray cluster lost the run's work past its retries
+(``EX_UNAVAILABLE`` of sysexits.h): :class:`ClusterError`."""
+
+
+class ClusterError(RuntimeError):
+    """The Ray cluster cannot carry the run on: an evaluation game lost with its node or worker
+    more than ``training.ray_arena.GAME_RETRIES`` times. Its text is the one line hive-train
+    prints (exit :data:`CLUSTER_LOST_EXIT`); the same command resumes once the cluster is whole."""
+
+
 _CAUSES = {
     errno.ENOSPC: ("no space left on device", "free space on its disk"),
     errno.EDQUOT: ("disk quota exceeded", "free space or raise the quota"),

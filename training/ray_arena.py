@@ -2,6 +2,13 @@
 
 Each game runs as a Ray task anywhere on the cluster; the checkpoints its player specs name
 travel through Ray's object store, so no filesystem is shared with the driver.
+
+A node lost in the middle of an evaluation (its raylet or machine gone, a worker killed by the
+kernel) loses the games it was playing, never half of one: a game's record exists only once its
+task returned. Such a game is played again whole, with the same seeds and opening, wherever its
+resources are (:data:`GAME_RETRIES` times at most, each one logged); a game lost more often
+stops the run with :class:`~training.faults.ClusterError` (one line; the same command resumes,
+the arena's finished games kept). An error inside a game (a bug, not a lost node) is not retried.
 """
 
 from __future__ import annotations
@@ -10,7 +17,18 @@ import contextlib
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from .faults import ClusterError
 from .ray_cluster import connect
+
+GAME_RETRIES = 3
+"""Times an evaluation game whose node or worker died is played again (module docstring)."""
+
+
+def lost_with_node(ray: Any) -> tuple[type[BaseException], ...]:
+    """Ray's errors for a task whose worker, node or result was lost (not the game's own error)."""
+    e = ray.exceptions
+    return (e.WorkerCrashedError, e.NodeDiedError, e.ObjectLostError, e.OwnerDiedError,
+            e.LocalRayletDiedError, e.ObjectFetchTimedOutError)
 
 if TYPE_CHECKING:
     from .config import RayConfig
@@ -77,21 +95,46 @@ def ray_executor(rc: RayConfig, log=print):
                     blobs[p] = [ray.put(Path(p).read_bytes())]
             return remote.remote(task, {p: blobs[p] for p in paths})
 
-        running = [submit(t) for t in islice(tasks, max(1, workers))]
+        lost = lost_with_node(ray)
+        game_of: dict[Any, Any] = {}
+        tries: dict[str, int] = {}
+
+        def start(task) -> None:
+            game_of[submit(task)] = task
+
+        for t in islice(tasks, max(1, workers)):
+            start(t)
         played, going = 0, True
         try:
-            while running:
-                ready, running = ray.wait(running, num_returns=1)
+            while game_of:
+                ready, _ = ray.wait(list(game_of), num_returns=1)
+                task = game_of.pop(ready[0])
+                try:
+                    record = ray.get(ready[0])
+                except lost as e:
+                    tries[task.id] = tries.get(task.id, 0) + 1
+                    reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:160]
+                    if tries[task.id] > GAME_RETRIES:
+                        raise ClusterError(f"evaluation game {task.id} was lost {tries[task.id]} times "
+                                           f"with its Ray node or worker (last: {reason}); the games "
+                                           "played are kept: run the same command to resume") from None
+                    log(f"ray: evaluation game {task.id} lost with its node or worker ({reason}); "
+                        f"played again whole (retry {tries[task.id]} of {GAME_RETRIES})")
+                    start(task)
+                    continue
                 played += 1
-                going = handle(ray.get(ready[0])) and going
+                going = handle(record) and going
                 if going:
-                    running += [submit(t) for t in islice(tasks, 1)]
+                    for t in islice(tasks, 1):
+                        start(t)
         except BaseException:
-            for ref in running:
+            for ref in game_of:
                 with contextlib.suppress(Exception):
                     ray.cancel(ref, force=True)
             raise
-        log(f"ray: {played} evaluation game(s) played as Ray tasks")
+        retried = sum(tries.values())
+        log(f"ray: {played} evaluation game(s) played as Ray tasks"
+            + (f", {retried} played again after a lost node or worker" if retried else ""))
 
     return execute
 

@@ -5,6 +5,7 @@ a second node of a loopback cluster, and a run that loses an actor midway. The r
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -127,26 +128,47 @@ def ray_cli(*args: str, env: dict[str, str]) -> None:
     assert proc.returncode == 0, f"ray {args[0]} failed: {(proc.stdout + proc.stderr)[-3000:]}"
 
 
-@pytest.fixture
-def loopback_cluster():
-    """A head node (1 CPU, resource ``head``) and a second node (2 CPUs, ``selfplay_node``) on
-    this machine: yields (address, the environment to reach it). Both are stopped at the end,
-    whatever happens. Token authentication is off: the nodes share no token file here."""
+@contextlib.contextmanager
+def cluster(head: dict[str, float], node: dict[str, float], node_cpus: int = 2, head_cpus: int = 1):
+    """A head node (``head_cpus`` CPUs, resources ``head``) and a second node (``node_cpus`` CPUs, resources
+    ``node``) on this machine: yields (address, the environment to reach it). Both are stopped
+    at the end, whatever happens. Token authentication is off: the nodes share no token file."""
     port = free_port()
     address = f"127.0.0.1:{port}"
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
     temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths live under it
     try:
-        ray_cli("start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}", "--num-cpus=1",
-                "--num-gpus=0", '--resources={"head": 1}', "--include-dashboard=false", f"--temp-dir={temp}",
-                "--disable-usage-stats", env=env)
-        ray_cli("start", f"--address={address}", "--num-cpus=2", "--num-gpus=0",
-                '--resources={"selfplay_node": 2}', "--disable-usage-stats", env=env)
+        ray_cli("start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}", f"--num-cpus={head_cpus}",
+                "--num-gpus=0", f"--resources={json.dumps(head)}", "--include-dashboard=false",
+                f"--temp-dir={temp}", "--disable-usage-stats", env=env)
+        ray_cli("start", f"--address={address}", f"--num-cpus={node_cpus}", "--num-gpus=0",
+                f"--resources={json.dumps(node)}", "--disable-usage-stats", env=env)
         yield address, env
     finally:
         subprocess.run([RAY_CLI, "stop", "--force"], capture_output=True, timeout=120, env=env)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture
+def loopback_cluster():
+    """The head (resource ``head``) and a second node with two CPUs (``selfplay_node``)."""
+    with cluster({"head": 1}, {"selfplay_node": 2}) as got:
+        yield got
+
+
+def raylet_with(resource: str) -> tuple[int, str]:
+    """The pid and node id of the raylet (a node's own process) whose static resources include
+    ``resource``."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                args = [a.decode() for a in (proc / "cmdline").read_bytes().split(b"\0")]
+                if args[0].endswith("/raylet") and any(
+                        a.startswith("--static_resource_list=") and f",{resource}," in a + "," for a in args):
+                    node = next(a.split("=", 1)[1] for a in args if a.startswith("--node_id="))
+                    return int(proc.name), node
+    raise AssertionError(f"no raylet has the resource {resource}")
 
 
 def node_ids(address: str, env: dict[str, str]) -> dict[str, str]:
@@ -266,3 +288,107 @@ def test_a_sweeps_jobs_play_on_the_cluster(tmp_path, loopback_cluster):
         where = {str(s["node_id"]) for stats in check_replay(run_dir).values() for s in stats}
         assert where == {node}
         assert load_model(run_dir / "checkpoints" / "final.pt")[1]["step"] == 20
+
+
+ARENA_ON_RAY = """
+import sys
+from arena.arena import run_arena
+from arena.config import ArenaConfig
+from training.config import RayConfig
+from training.ray_arena import ray_executor
+
+rc = RayConfig(address=sys.argv[1], eval_resources={"eval_slot": 1})
+config = ArenaConfig("gauntlet", ("alphabeta:depth=3", "alphabeta:depth=2"), 12, seed=5)
+report = run_arena(config, sys.argv[2], workers=3, progress=False,
+                   executor=ray_executor(rc, log=lambda m: print(m, flush=True)))
+print("complete", report.complete, len(report.records), flush=True)
+"""
+
+
+@pytest.mark.slow
+@requires_ray
+def test_a_node_lost_during_an_evaluation_costs_its_games_played_again_whole(tmp_path):
+    """The evaluation's executor (training.ray_arena) on a cluster of two nodes, both with slots
+    for games; the second node's raylet is killed once the first game is in: the games it was
+    playing are played again whole on the head, every game is recorded once, and the records are
+    those a machine without the fault writes (the same seeds)."""
+    out = tmp_path / "arena"
+    with cluster({"eval_slot": 1}, {"eval_slot": 2, "doomed": 1}) as (address, env):
+        log = tmp_path / "arena.log"
+        with log.open("w") as f:
+            proc = subprocess.Popen([sys.executable, "-c", ARENA_ON_RAY, address, str(out)], cwd=ROOT,
+                                    stdout=f, stderr=subprocess.STDOUT, text=True, env=env,
+                                    start_new_session=True)
+        try:
+            games = out / "games.jsonl"
+            first = wait_for(proc, lambda: games.exists() and games.read_text().count("\n") >= 1,
+                             timeout=600, poll=0.1)
+            assert first, log.read_text()[-3000:]
+            os.kill(raylet_with("doomed")[0], signal.SIGKILL)  # the node is gone, its games with it
+            proc.wait(timeout=600)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        text = log.read_text()
+        assert proc.returncode == 0, text[-3000:]
+    assert "complete True 12" in text, text[-3000:]
+    assert "lost with its node or worker" in text, text[-3000:]
+    assert "played again whole (retry 1 of 3)" in text
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert sorted(r["id"] for r in records) == sorted({r["id"] for r in records}) and len(records) == 12
+    # the same arena played on one machine, no fault: game for game the same records
+    from arena.arena import run_arena
+    from arena.config import ArenaConfig
+
+    again = run_arena(ArenaConfig("gauntlet", ("alphabeta:depth=3", "alphabeta:depth=2"), 12, seed=5),
+                      tmp_path / "local", progress=False)
+    local = {r["id"]: r["game_string"] for r in again.records}
+    assert {r["id"]: r["game_string"] for r in records} == local
+
+
+@pytest.mark.slow
+@requires_ray
+def test_a_node_lost_with_its_actors_games_loses_them_whole_and_the_run_goes_on(tmp_path):
+    """Three self-play actors on two nodes (two slots on the head, so at least one on the other
+    node); that node's raylet is killed once it has delivered a shard: the games its actors were
+    playing are lost whole (no shard half written, none doubled, numbered without a gap), the
+    death is logged, and the head's actors keep the run going."""
+    run_dir = tmp_path / "node"
+    with cluster({"sp": 2}, {"sp": 2, "doomed": 1}, node_cpus=1, head_cpus=2) as (address, env):
+        _, doomed = raylet_with("doomed")
+        log = tmp_path / "node.log"
+        with log.open("w") as out:
+            proc = hive_train(run_dir, "backend=ray", f"ray.address={address}", "selfplay.workers=3",
+                              "ray.worker_cpus=0.5", "ray.worker_resources={sp: 1}", "train.steps=1000000",
+                              "train.checkpoint_every=20", *SHORT, stdout=out, env=env)
+
+        def nodes_of_shards() -> dict[str, str]:
+            """Shard file -> the node that played it."""
+            found = {}
+            for path in sorted((run_dir / "replay").glob("shard_*.npz")):
+                with np.load(path) as data:
+                    found[path.name] = str(data["stat_node_id"])
+            return found
+
+        try:
+            assert wait_for(proc, lambda: doomed in nodes_of_shards().values(), timeout=600, poll=0.5), \
+                log.read_text()[-3000:]
+            os.kill(raylet_with("doomed")[0], signal.SIGKILL)
+            died = wait_for(proc, lambda: "died" in log.read_text(), timeout=300, poll=0.5)
+            assert died, log.read_text()[-3000:]
+            before = set(nodes_of_shards())
+            assert wait_for(proc, lambda: len(nodes_of_shards()) >= len(before) + 2, timeout=600, poll=0.5), \
+                log.read_text()[-3000:]  # the run goes on with the head's actors
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=300)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    out = log.read_text()
+    assert proc.returncode == 128 + signal.SIGTERM, out[-3000:]
+    assert "its unfinished games are lost" in out, out[-3000:]
+    by_worker = check_replay(run_dir)  # every shard whole, numbered without a gap, none twice
+    assert sum(len(stats) for stats in by_worker.values()) == len(nodes_of_shards())
+    late = [node for name, node in nodes_of_shards().items() if name not in before]
+    assert late and doomed not in late
+    assert list((run_dir / "checkpoints").glob("ckpt_*.pt"))
