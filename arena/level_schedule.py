@@ -14,15 +14,15 @@ from players.levels import MAX_LEVEL
 from players.registry import spec_option
 
 PRIOR_ELO: dict[str, float] = {
-    "random": -900, "greedy": -150, "alphabeta:depth=1": -150, "alphabeta:depth=2": 0,
-    "alphabeta:depth=3": 450, "alphabeta:depth=4": 600, "nokamute": 1000,
-    "level-1": -600, "level-2": -350, "level-3": -150, "level-4": 150, "level-5": 350,
-    "level-6": 500, "level-7": 700, "level-8": 850, "level-9": 1000, "level-10": 1250,
+    "random": -950, "greedy": -120, "alphabeta:depth=1": -100, "alphabeta:depth=2": 0,
+    "alphabeta:depth=3": 350, "alphabeta:depth=4": 480, "nokamute": 900,
+    "level-1": -370, "level-2": -150, "level-3": 110, "level-4": 280, "level-5": 470,
+    "level-6": 620, "level-7": 810, "level-8": 1090, "level-9": 1300, "level-10": 1450,
 }
-"""A rough guess of each player's Elo relative to depth 2 (the rungs' calibration,
-``arena/data/ladder_rungs.json``; the network's ladders; the matches against nokamute): it only
-chooses who meets whom (:func:`schedule`); the fit rates them from their games."""
-WINDOW = 450.0
+"""A rough guess of each player's Elo relative to depth 2 (the first calibration of the Base
+levels, docs/players.md; the matches against nokamute): it only chooses who meets whom
+(:func:`schedule`); the fit rates them from their games."""
+WINDOW = 500.0
 """Players whose prior Elo differ by at most this meet (besides neighbours in the prior's order)."""
 TIMED_OPPONENTS = 3
 """The players a time-searching player (level 10, nokamute) meets: its nearest by the prior."""

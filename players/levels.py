@@ -20,11 +20,11 @@ A level is the network's search with three knobs (:class:`Level`):
 The draws use the player's seed (and the position), so a game between seeded players replays
 move for move at levels 1-9 (level 10 searches a time: its simulations depend on the machine).
 
-The numbers are chosen to space the levels about evenly in Elo (the ladder's rungs span ~1,200
-Elo from ``random`` to ``alphabeta:depth=4``, and the network at 1 s a move is several hundred
-above depth 4): near random, then less and less softening on the network's policy alone (levels
-1-4), then simulations growing about fourfold a level (5-9). ``scripts/calibrate_levels.py``
-measures them (docs/players.md, "Levels"); the table is retuned from its result.
+The numbers space the levels about evenly in Elo: near random, then less and less softening on
+the network's policy alone (levels 1-4), then simulations growing three- to fourfold a level
+(5-9), each step worth about 150-300 Elo. They were retuned from a first calibration (level 5, 8
+simulations drawn between the search's two best, rated no higher than level 4; levels 1 and 2
+were 480 Elo apart); ``scripts/calibrate_levels.py`` measures them (docs/players.md, "Levels").
 
 This module imports no torch and no search code: the registry, hive-uhp and hive-web read the
 table without loading a network.
@@ -125,14 +125,14 @@ class Level:
 
 LEVELS: tuple[Level, ...] = (
     Level(1, sims=1, time_s=None, sample="prior", top_k=12, temperature=4.0, tactics=False),
-    Level(2, sims=1, time_s=None, sample="prior", top_k=6, temperature=1.5, tactics=False),
-    Level(3, sims=1, time_s=None, sample="prior", top_k=4, temperature=1.0, tactics=False),
-    Level(4, sims=1, time_s=None, sample="prior", top_k=3, temperature=0.5),
-    Level(5, sims=8, time_s=None, sample="visits", top_k=2, temperature=0.5),
-    Level(6, sims=16, time_s=None),
-    Level(7, sims=64, time_s=None),
-    Level(8, sims=200, time_s=None),
-    Level(9, sims=800, time_s=None),
+    Level(2, sims=1, time_s=None, sample="prior", top_k=8, temperature=2.5, tactics=False),
+    Level(3, sims=1, time_s=None, sample="prior", top_k=6, temperature=1.5, tactics=False),
+    Level(4, sims=1, time_s=None, sample="prior", top_k=4, temperature=1.0),
+    Level(5, sims=16, time_s=None),
+    Level(6, sims=64, time_s=None),
+    Level(7, sims=200, time_s=None),
+    Level(8, sims=800, time_s=None),
+    Level(9, sims=2400, time_s=None),
     Level(10, sims=None, time_s=TOP_LEVEL_SECONDS),
 )
 """The levels, ``LEVELS[n - 1]`` is level n (docs/players.md, "Levels")."""

@@ -137,10 +137,11 @@ def table(config: ArenaConfig, records: list[dict], levels: list[int], prior_dra
 
     rows = []
     for i, spec in enumerate(names):
-        number = next((n for n in levels if f"name=level-{n}" in spec), None)
-        rows.append({"player": spec if number is None else f"level-{number}", "spec": spec, "level": number,
-                     "elo": num(fit.elo[i]), "lo": num(fit.lo[i]), "hi": num(fit.hi[i]),
-                     "games": int(games[i].sum()), "score": num(points[i].sum() / max(games[i].sum(), 1))})
+        number = next((n for n in levels if player_name(spec) == f"level-{n}"), None)
+        played = int(games[i].sum())
+        rows.append({"player": player_name(spec), "spec": spec, "level": number,
+                     "elo": num(fit.elo[i]), "lo": num(fit.lo[i]), "hi": num(fit.hi[i]), "games": played,
+                     "score": round(float(points[i].sum() / played), 3) if played else None})
     level_rows = {r["level"]: r for r in rows if r["level"] is not None}
     for below, above in zip(levels, levels[1:], strict=False):
         i, j = names.index(level_rows[above]["spec"]), names.index(level_rows[below]["spec"])
@@ -163,15 +164,19 @@ def markdown(result: dict) -> str:
              f"{result['game_type']}, `{result['command']}`.", "",
              "| level | what it plays | Elo [95%] | over the level below [95%] | games | score |",
              "|---|---|---|---|---|---|"]
+    def score(r: dict) -> str:
+        return "" if r["score"] is None else f"{r['score']:.3f}"
+
     for r in (r for r in result["players"] if r["level"] is not None):
         gap = r.get("over_below")
-        over = "" if gap is None else (f"{elo(gap['elo'])} {'' if gap['lo'] is None else interval(gap)}"
-                                       f"{' (confirmed)' if gap['confirmed'] else ' (not confirmed)'}")
+        over = "" if gap is None or gap["elo"] is None else (
+            f"{elo(gap['elo'])} {'' if gap['lo'] is None else interval(gap)}"
+            f"{' (confirmed)' if gap['confirmed'] else ' (not confirmed)'}")
         lines.append(f"| {r['level']} | {LEVELS[r['level'] - 1].describe().split(': ', 1)[1]} | "
-                     f"{elo(r['elo'])} {interval(r)} | {over} | {r['games']} | {r['score']:.3f} |")
+                     f"{elo(r['elo'])} {interval(r)} | {over} | {r['games']} | {score(r)} |")
     lines += ["", "| anchor | Elo [95%] | games | score |", "|---|---|---|---|"]
     for r in (r for r in result["players"] if r["level"] is None):
-        lines.append(f"| `{r['player']}` | {elo(r['elo'])} {interval(r)} | {r['games']} | {r['score']:.3f} |")
+        lines.append(f"| `{r['player']}` | {elo(r['elo'])} {interval(r)} | {r['games']} | {score(r)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,7 @@ from arena.arena import run_arena
 from arena.config import ArenaConfig
 from hive_env import Game
 from players import Budget, PlayerSpecError, make_player
-from players.levels import DEFAULT_LEVEL, LEVELS, TACTICS_FROM, TOP_LEVEL_SECONDS, level, pick
+from players.levels import DEFAULT_LEVEL, LEVELS, TACTICS_FROM, TOP_LEVEL_SECONDS, Level, level, pick
 from players.registry import check_spec, with_level
 from players.uhp_server import UhpEngine
 
@@ -25,6 +25,8 @@ from helpers import ROOT, WIN_IN_ONE, WIN_IN_ONE_MOVE
 
 SUITE = ROOT / "tests" / "data" / "tactics.txt"
 SHIPPED = ROOT / "models" / "shipped" / "base.pt"
+BY_VISITS = Level(5, sims=8, time_s=None, sample="visits", top_k=2, temperature=0.5)
+"""A level drawn between the search's two most visited moves (the table has none at present)."""
 """One network for every game type of the suite (as tests/arena/test_tactics_suite.py plays it)."""
 
 
@@ -36,7 +38,7 @@ def test_the_table_runs_from_near_random_to_the_full_player():
     assert top.describe() == "level 10: 1 s a move" and top.short() == "level 10, 1 s a move"
     assert [lv.tactics for lv in LEVELS] == [lv.number >= TACTICS_FROM for lv in LEVELS] and TACTICS_FROM == 4
     sims = [lv.sims for lv in LEVELS[:-1]]
-    assert sims == sorted(sims) and sims[0] == 1 and sims[-1] < 1000  # fewer than a second's
+    assert sims == sorted(sims) and sims[0] == 1 and sims[-1] < 4000  # well under a second's (~12,000)
     softened = [lv for lv in LEVELS if lv.softened]
     assert [lv.top_k for lv in softened] == sorted((lv.top_k for lv in softened), reverse=True)
     assert [lv.temperature for lv in softened] == sorted((lv.temperature for lv in softened), reverse=True)
@@ -89,7 +91,7 @@ def _draws(lv, visits, prior, lost=None, proven=False, chosen=0, n=400, seed=0) 
 
 def test_an_unsoftened_level_plays_the_searchs_choice():
     prior = np.linspace(1, 2, 30)
-    for number in range(6, 11):
+    for number in range(5, 11):
         assert set(_draws(level(number), np.arange(30), prior / prior.sum(), chosen=17, n=20)) == {17}
 
 
@@ -104,21 +106,21 @@ def test_a_softened_level_draws_only_among_its_likeliest_moves():
     first = _draws(level(1), np.zeros(40), prior)
     assert len(set(first)) >= 10  # near random among the 12 likeliest
     assert first == _draws(level(1), np.zeros(40), prior)  # the same generator, the same draws
-    # level 5 ranks by the search's visits, not the prior
+    # a level drawn by the search's visits ranks by them, not by the prior
     visits = np.zeros(40)
     visits[[by_prior[-1], by_prior[-2], by_prior[0]]] = [5, 2, 1]
-    assert set(_draws(level(5), visits, prior)) == {by_prior[-1], by_prior[-2]}
+    assert set(_draws(BY_VISITS, visits, prior)) == {by_prior[-1], by_prior[-2]}
 
 
 def test_from_level_4_proven_moves_decide():
     prior = np.array([0.5, 0.3, 0.1, 0.1])
     lost = np.array([True, False, False, False])  # the likeliest move lets the opponent win at once
-    for number in (4, 5):
-        assert 0 not in _draws(level(number), [0, 3, 2, 1], prior, lost=lost)
-        assert set(_draws(level(number), [0, 3, 2, 1], prior, proven=True, chosen=2, n=20)) == {2}
+    for lv in (level(4), BY_VISITS):
+        assert 0 not in _draws(lv, [0, 3, 2, 1], prior, lost=lost)
+        assert set(_draws(lv, [0, 3, 2, 1], prior, proven=True, chosen=2, n=20)) == {2}
     assert 0 in _draws(level(3), [0, 3, 2, 1], prior, lost=lost)  # below 4 it may
     everything = np.ones(4, bool)  # every move lost: any is allowed
-    assert set(_draws(level(4), [0, 0, 0, 0], prior, lost=everything)) <= {0, 1, 2}
+    assert set(_draws(level(4), [0, 0, 0, 0], prior, lost=everything)) <= {0, 1, 2, 3}
 
 
 # ----- the player -------------------------------------------------------------------------------
@@ -131,9 +133,9 @@ def test_the_bare_spec_is_the_top_level_and_levels_only_search_less():
     timed = make_player("alphazero:device=cpu,time=1")
     assert timed.level is None and timed.default_budget == Budget(time_s=1.0)
     five = make_player("alphazero:device=cpu,level=5")
-    assert five.sims == 8 and five.default_budget == Budget(sims=8)
-    assert five.budget_for(Budget(time_s=0.5, max_time_s=2.0)) == Budget(sims=8, time_s=0.5)
-    assert five.budget_for(Budget(sims=100)) == Budget(sims=8)
+    assert five.sims == 16 and five.default_budget == Budget(sims=16)
+    assert five.budget_for(Budget(time_s=0.5, max_time_s=2.0)) == Budget(sims=16, time_s=0.5)
+    assert five.budget_for(Budget(sims=100)) == Budget(sims=16)
     assert five.budget_for(Budget(sims=3)) == Budget(sims=3)
     fixed = make_player("alphazero:device=cpu,sims=40")
     assert fixed.level is None
@@ -167,7 +169,7 @@ def test_from_level_4_a_level_never_misses_a_win_in_one(number):
 
 @pytest.mark.parametrize("kind", ["win1", "defend"])
 def test_level_4_solves_every_win_in_one_and_defence_of_the_suite(kind):
-    """The weakest level that keeps the tactics, drawing among the policy's 3 likeliest moves,
+    """The weakest level that keeps the tactics, drawing among the policy's 4 likeliest moves,
     on every position of the project's tactics suite: it never misses a win in one and never
     lets one through."""
     suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == kind]
@@ -177,7 +179,7 @@ def test_level_4_solves_every_win_in_one_and_defence_of_the_suite(kind):
 
 def test_level_3_may_miss_a_win_in_one():
     """Below level 4 the draw is free of the tactics: over the suite's wins in one, the policy's
-    4 likeliest moves at temperature 1 sometimes miss (never by playing outside them)."""
+    6 likeliest moves at temperature 1.5 sometimes miss (never by playing outside them)."""
     suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == "win1"][:60]
     solved, total, _ = tactics_suite.score(f"alphazero:ckpt={SHIPPED},device=cpu,level=3", suite)["win1"]
     assert 0 < solved < total
