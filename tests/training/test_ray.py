@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -66,7 +67,23 @@ def check_replay(run_dir: Path) -> dict[int, list[dict[str, np.ndarray]]]:
     return by_worker
 
 
-# ----- settings (no Ray needed) ----------------------------------------------------------------
+# ----- settings and the head's watch (no Ray needed) ------------------------------------------
+def test_the_heads_watch_calls_once_the_head_stops_answering_for_its_time():
+    from training.ray_cluster import reachable, watch_head
+
+    server = socket.create_server(("127.0.0.1", 0))
+    address = f"127.0.0.1:{server.getsockname()[1]}"
+    lines: list[str] = []
+    thread = watch_head(address, on_lost=lines.append, lost_s=0.6, poll_s=0.05)
+    time.sleep(0.5)
+    assert reachable(address) and not lines  # answering: nothing said
+    server.close()
+    assert not reachable(address)
+    thread.join(timeout=10)
+    assert len(lines) == 1 and lines[0].startswith(f"lost the Ray cluster's head at {address}: no answer for")
+    assert "run the same command to resume" in lines[0]
+
+
 def test_ray_settings_are_typed_and_checked():
     rc = settings("run_dir=x", "backend=ray", "ray.worker_cpus=1", "ray.worker_resources={selfplay_node: 1}")
     assert rc.backend == "ray" and rc.ray.worker_cpus == 1.0
@@ -93,6 +110,17 @@ def test_backend_and_ray_settings_may_change_on_resume():
 
 
 # ----- runs ------------------------------------------------------------------------------------
+@requires_ray
+def test_a_head_that_is_not_there_is_refused_in_one_line(tmp_path):
+    proc = hive_train(tmp_path / "run", "backend=ray", f"ray.address=127.0.0.1:{free_port()}",
+                      stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 69, err[-3000:]
+    assert err.strip().splitlines()[-1].startswith("hive-train: cannot reach the Ray cluster's head at "
+                                                   "ray.address=127.0.0.1:"), err[-3000:]
+    assert "Traceback" not in err
+
+
 @pytest.mark.slow
 @requires_ray
 def test_smoke_run_on_a_local_ray_leaves_the_local_run_directory(tmp_path):
@@ -129,11 +157,12 @@ def ray_cli(*args: str, env: dict[str, str]) -> None:
 
 
 @contextlib.contextmanager
-def cluster(head: dict[str, float], node: dict[str, float], node_cpus: int = 2, head_cpus: int = 1):
+def cluster(head: dict[str, float], node: dict[str, float], node_cpus: int = 2, head_cpus: int = 1,
+            port: int | None = None):
     """A head node (``head_cpus`` CPUs, resources ``head``) and a second node (``node_cpus`` CPUs, resources
     ``node``) on this machine: yields (address, the environment to reach it). Both are stopped
     at the end, whatever happens. Token authentication is off: the nodes share no token file."""
-    port = free_port()
+    port = port or free_port()
     address = f"127.0.0.1:{port}"
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
@@ -392,3 +421,41 @@ def test_a_node_lost_with_its_actors_games_loses_them_whole_and_the_run_goes_on(
     late = [node for name, node in nodes_of_shards().items() if name not in before]
     assert late and doomed not in late
     assert list((run_dir / "checkpoints").glob("ckpt_*.pt"))
+
+
+def gcs_server_at(port: int) -> int:
+    """The pid of the head's GCS server listening on ``port``."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                args = [a.decode() for a in (proc / "cmdline").read_bytes().split(b"\0")]
+                if args[0].endswith("/gcs_server") and f"--gcs_server_port={port}" in args:
+                    return int(proc.name)
+    raise AssertionError(f"no GCS server on port {port}")
+
+
+@pytest.mark.slow
+@requires_ray
+def test_a_lost_head_stops_the_run_in_one_line_and_the_same_command_resumes_on_the_restarted_head(tmp_path):
+    run_dir = tmp_path / "head"
+    overrides = ("selfplay.workers=1", "train.steps=60", "train.checkpoint_every=20", *SHORT)
+    with cluster({"h": 1}, {"n": 1}, node_cpus=1, head_cpus=2) as (address, env):
+        proc = hive_train(run_dir, "backend=ray", f"ray.address={address}", *overrides, env=env)
+        try:
+            ckpt = run_dir / "checkpoints" / "ckpt_00000020.pt"
+            assert wait_for(proc, ckpt.exists, timeout=600, poll=0.2), proc.communicate()[0][-3000:]
+            os.kill(gcs_server_at(int(address.rsplit(":", 1)[1])), signal.SIGKILL)  # the head's heart
+            out, _ = proc.communicate(timeout=120)  # before Ray's own minute
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 69, out[-3000:]
+    assert out.strip().splitlines()[-1].startswith("hive-train: lost the Ray cluster's head at "), out[-3000:]
+    port = int(address.rsplit(":", 1)[1])  # the same address: the same command
+    with cluster({"h": 1}, {"n": 1}, node_cpus=1, head_cpus=2, port=port) as (_, env):
+        proc = hive_train(run_dir, "backend=ray", f"ray.address={address}", *overrides, env=env)
+        out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    assert int(out.split("resumed from checkpoint step")[1].split()[0]) >= 20
+    check_replay(run_dir)
+    assert load_model(run_dir / "checkpoints" / "final.pt")[1]["step"] == 60
