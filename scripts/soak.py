@@ -8,7 +8,8 @@ Runs ``hive-train experiment=PRESET run_dir=DIR train.max_minutes=MINUTES [OVERR
 budget counts training time only, summed over resumes; a preset whose ``train.steps`` end it
 sooner, like smoke's, needs a larger ``train.steps``) and, for
 ``--minutes`` of wall clock, injects a fault every ``--gap`` seconds (drawn uniformly, seeded by
-``--seed``), each one of :data:`FAULTS` (what a person or the kernel does to a run, from outside):
+``--seed``), each one of :data:`FAULTS` (what a person or the kernel does to a run, from outside),
+every kind once in a seeded order before any comes again:
 
     kill-worker    SIGKILL a self-play process, as the OOM killer does: the run restarts it
     stop-worker    SIGSTOP a self-play process, SIGCONT it some seconds later: the run waits or goes on
@@ -143,6 +144,7 @@ def soak(args: argparse.Namespace) -> int:
     start = time.monotonic()
     deadline = start + args.minutes * 60
     next_fault = start + rng.uniform(*args.gap)
+    order: list[str] = []  # the kinds still to inject in this round
     segment = Segment(cmd, log, args.nice)
     try:
         while True:
@@ -158,7 +160,9 @@ def soak(args: argparse.Namespace) -> int:
                         del stopped[pid]
                 if deadline > now >= next_fault and ending is None:
                     next_fault = now + rng.uniform(*args.gap)
-                    kind, what, ending = inject(rng.choice(args.faults), segment, rng, run_dir, tally,
+                    if not order:  # every kind once, in a seeded order, then again: none left out
+                        order = rng.sample(args.faults, len(args.faults))
+                    kind, what, ending = inject(order.pop(), segment, rng, run_dir, tally,
                                                 stopped, damaged, say)
                     (later if ending == "killed" else current).append((kind, what))
                     if ending == "killed":
