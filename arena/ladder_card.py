@@ -101,3 +101,35 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network")
     return {"command": "; ".join(commands),
             "summary": f"{player_name} against nokamute, one core a side, each side its full time",
             "rows": rows}
+
+
+def levels_section(path: Path) -> dict[str, Any]:
+    """The card section of a levels' calibration (``scripts/calibrate_levels.py``'s
+    ``levels.json``): its command (both parts, no results directory), one row per level (what
+    it plays, its Elo relative to the anchor with the 95% interval, its margin over the level
+    below with that margin's own interval and whether the interval confirms it, games and
+    score), one per anchor.
+
+    Raises:
+        OSError, KeyError, ValueError: a file without what the calibration writes.
+    """
+    data = json.loads(Path(path).read_text())
+
+    def row(p: dict[str, Any]) -> dict[str, Any]:
+        out = {"player": p["player"], "elo": p["elo"], "elo_95": [p["lo"], p["hi"]], "games": p["games"],
+               "score": p["score"]}
+        if p.get("level") is not None:
+            gap = p.get("over_below")
+            over = None if gap is None else {"elo": gap["elo"], "elo_95": [gap["lo"], gap["hi"]],
+                                             "confirmed": gap["confirmed"]}
+            plays = data["levels"][str(p["level"])].split(": ", 1)[1]
+            out.update(level=p["level"], plays=plays, over_below=over)
+        return out
+
+    players = data["players"]
+    command = re.sub(r" --(out|part) \S+| --no-progress", "", data["command"])  # the whole study, anywhere
+    return {"command": command, "anchor": data["anchor"], "games": data["games"],
+            "complete": data["complete"], "game_type": data["game_type"],
+            "rows": [row(p) for p in players if p.get("level") is not None],
+            "anchors": [row(p) for p in players if p.get("level") is None]}
+

@@ -119,7 +119,33 @@ def markdown(card: dict[str, Any]) -> str:
                          f"{100 * r['score']:.1f}% [{lo:.1f}, {hi:.1f}] | "
                          f"{_elo(r['elo'])} [{_elo(r['elo_95'][0])}, {_elo(r['elo_95'][1])}] |")
         lines.append("")
+    lines += _levels_lines(card.get("levels"))
     return "\n".join(lines)
+
+
+def _levels_lines(levels: dict[str, Any] | None) -> list[str]:
+    """The playing levels (``alphazero:level=N``) with their calibrated Elo, as a table."""
+    if not levels:
+        return []
+
+    def elo(x: float | None, lo: float | None, hi: float | None) -> str:
+        if x is None:
+            return "unrated"
+        return f"{x:+.0f}" + ("" if lo is None or hi is None else f" [{lo:+.0f}, {hi:+.0f}]")
+
+    lines = ["## Levels", "", f"`{levels['command']}`", "",
+             f"`alphazero:level=N` with this network: one rating fit of {levels['games']} games among "
+             f"the levels and the anchors, Elo relative to `{levels['anchor']}` with 95% intervals; "
+             "the margin over the level below is the fit anchored on that level (its own interval).", "",
+             "| level | what it plays | Elo [95%] | over the level below [95%] |", "|---|---|---|---|"]
+    for r in levels["rows"]:
+        gap = r.get("over_below")
+        over = "" if not gap or gap["elo"] is None else (
+            elo(gap["elo"], *gap["elo_95"]) + (" (confirmed)" if gap["confirmed"] else " (not confirmed)"))
+        lines.append(f"| {r['level']} | {r['plays']} | {elo(r['elo'], *r['elo_95'])} | {over} |")
+    lines += ["", "| anchor | Elo [95%] |", "|---|---|"]
+    lines += [f"| `{r['player']}` | {elo(r['elo'], *r['elo_95'])} |" for r in levels["anchors"]]
+    return lines + [""]
 
 
 def _trained_on(card: dict[str, Any]) -> str:

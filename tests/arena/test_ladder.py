@@ -430,3 +430,39 @@ def test_equal_time_matches_become_a_card_section_with_their_commands(tmp_path):
     first, second = section["command"].split("; ")
     assert "--time 5 --games-per-pairing 20 --workers 2 --seed 7 --game-type Base+MLP" in first
     assert '"uhp:cmd=NOKAMUTE,name=nokamute,time=3" --time 1' in second and "/x/" not in section["command"]
+
+
+def test_a_levels_calibration_becomes_a_card_section_and_table(tmp_path):
+    from arena.ladder_card import levels_section
+    from training.model_card import markdown
+
+    def player(name, elo, lo, hi, level=None, gap=None):
+        out = {"player": name, "spec": name, "level": level, "elo": elo, "lo": lo, "hi": hi, "games": 40,
+               "score": 0.5}
+        if gap is not None:
+            out["over_below"] = {"level": level - 1, "elo": gap[0], "lo": gap[1], "hi": gap[2],
+                                 "confirmed": gap[1] is not None and gap[1] > 0}
+        return out
+
+    levels = {"anchor": "alphabeta:depth=2", "games": 120, "complete": True, "game_type": "Base",
+              "command": "python -m scripts.calibrate_levels --games 20 --part timed --out /x/y --no-progress",
+              "levels": {"1": "level 1: 1 simulation a move, a move drawn among the policy's 12 best",
+                         "2": "level 2: 16 simulations a move"},
+              "players": [player("level-1", -300.0, -400.0, -200.0, 1),
+                          player("level-2", -250.0, -330.0, -170.0, 2, gap=(50.0, -20.0, 120.0)),
+                          player("alphabeta:depth=2", 0.0, 0.0, 0.0), player("nokamute", None, None, None)]}
+    path = tmp_path / "levels.json"
+    path.write_text(json.dumps(levels))
+    section = levels_section(path)
+    assert section["command"] == "python -m scripts.calibrate_levels --games 20"  # the whole study
+    assert [r["level"] for r in section["rows"]] == [1, 2]
+    assert section["rows"][1]["over_below"] == {"elo": 50.0, "elo_95": [-20.0, 120.0], "confirmed": False}
+    assert [r["player"] for r in section["anchors"]] == ["alphabeta:depth=2", "nokamute"]
+    card = {"name": "n", "game_type": "Base", "file": "base.pt", "bytes": 1, "step": 1,
+            "model": {"width": 8, "layers": 1}, "lineage": None, "machine": "m", "replaced": None,
+            "run": {"command": "c", "git": "0" * 40, "seed": 0, "wall_minutes": 1}, "levels": section}
+    text = markdown(card)
+    assert "## Levels" in text and "`python -m scripts.calibrate_levels --games 20`" in text
+    assert ("| 2 | 16 simulations a move | -250 [-330, -170] | +50 [-20, +120] (not confirmed) |"
+            in text.splitlines())
+    assert "| `nokamute` | unrated |" in text.splitlines()
