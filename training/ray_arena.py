@@ -23,15 +23,15 @@ from .ray_cluster import connect
 GAME_RETRIES = 3
 """Times an evaluation game whose node or worker died is played again (module docstring)."""
 
+if TYPE_CHECKING:
+    from .config import RayConfig
+
 
 def lost_with_node(ray: Any) -> tuple[type[BaseException], ...]:
     """Ray's errors for a task whose worker, node or result was lost (not the game's own error)."""
     e = ray.exceptions
     return (e.WorkerCrashedError, e.NodeDiedError, e.ObjectLostError, e.OwnerDiedError,
             e.LocalRayletDiedError, e.ObjectFetchTimedOutError)
-
-if TYPE_CHECKING:
-    from .config import RayConfig
 
 
 def _play_remote(task: Any, blobs: dict[str, Any]) -> dict[str, Any]:

@@ -103,7 +103,8 @@ def connect(rc: RayConfig, log=print) -> Any:
     import ray
 
     if not ray.is_initialized():
-        if rc.address not in ("local", "auto") and not _wait_reachable(rc.address, REACH_S):
+        plain = rc.address not in ("local", "auto") and "://" not in rc.address  # host:port of a head
+        if plain and not _wait_reachable(rc.address, REACH_S):
             raise ClusterError(f"cannot reach the Ray cluster's head at ray.address={rc.address} (nothing "
                                f"answers there within {REACH_S:.0f} s): start it (ray start --head) or set "
                                "ray.address, then run the same command")
