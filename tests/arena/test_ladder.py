@@ -445,7 +445,7 @@ def test_a_levels_calibration_becomes_a_card_section_and_table(tmp_path):
         return out
 
     levels = {"anchor": "alphabeta:depth=2", "games": 120, "complete": True, "game_type": "Base",
-              "command": "python -m scripts.calibrate_levels --games 20 --part timed --out /x/y --no-progress",
+              "command": "python -m scripts.calibrate_levels --games 20 --part timed --out /x --no-progress",
               "levels": {"1": "level 1: 1 simulation a move, a move drawn among the policy's 12 best",
                          "2": "level 2: 16 simulations a move"},
               "players": [player("level-1", -300.0, -400.0, -200.0, 1),
