@@ -138,10 +138,15 @@ def test_play_a_whole_game_by_clicking(page, server):
     for _ in range(10):
         if page.is_visible("#result-banner"):
             break
+        before = page.locator("#move-list .move").count()
         page.locator(".movable").first.click()
         dest = page.locator(".dest").first
         assert dest.is_visible()
         dest.click()
+        # the move and the engine's reply are drawn (or the game is over) before the next click:
+        # idle() alone may see the page before the click's request has started
+        page.wait_for_function(f"document.querySelectorAll('#move-list .move').length >= {before + 2} "
+                               "|| !document.getElementById('result-banner').hidden")
         idle(page)
     assert page.is_visible("#result-banner")
     assert page.inner_text("#result-text") == "Draw: the ply cap (16 plies) is reached"
