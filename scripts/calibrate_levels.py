@@ -191,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parts = PARTS if args.part == "both" else (args.part,)
     records, complete = [], True
     try:
-        configs = {part: part_config(args, specs, part_pairs(specs, pairs, part), part)
-                   for part in PARTS if part_pairs(specs, pairs, part)}
+        split = {part: part_pairs(specs, pairs, part) for part in PARTS}
+        configs = {part: part_config(args, specs, split[part], part) for part in PARTS if split[part]}
         games = sum(len(c.pairings()) * c.games_per_pairing for c in configs.values())
         print(f"calibrate_levels: {len(specs)} players, {len(pairs)} pairings, {games} games "
               f"({', '.join(f'{p} {len(c.pairings())} pairings' for p, c in configs.items())}); results "

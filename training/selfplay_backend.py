@@ -249,9 +249,8 @@ class ProcessSelfPlay:
     def _look_for_hung(self, now: float) -> None:
         """One warning for each running worker that wrote no shard for :attr:`hung_warn_s` (paused
         time does not count; a stopped worker has its own warning), one line when it writes again."""
-        if not self.go.is_set():  # paused for an evaluation: no worker is expected to write
-            self._progress = [(now, shards) for _, shards in self._progress]
-            return
+        if not self.go.is_set():  # paused for an evaluation: no worker is expected to write, and
+            return                 # resume() starts every worker's clock afresh
         if now < self._next_hung_look:
             return
         self._next_hung_look = now + self.hung_look_s
