@@ -200,6 +200,30 @@ def raylet_with(resource: str) -> tuple[int, str]:
     raise AssertionError(f"no raylet has the resource {resource}")
 
 
+def children_of(pid: int) -> dict[int, str]:
+    """The processes whose parent is ``pid``: pid -> title (a Ray worker is titled
+    ``ray::<function>`` while it runs a task, ``ray::IDLE`` between tasks)."""
+    found = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if parent == pid:
+                    found[int(proc.name)] = (proc / "cmdline").read_bytes().split(b"\0")[0].decode()
+    return found
+
+
+def kill_node(raylet: int) -> None:
+    """The node gone as a machine goes: its raylet and every process it started (its workers
+    too: a worker left alone could still hand its result to the driver, which talks to it
+    directly)."""
+    workers = children_of(raylet)
+    os.kill(raylet, signal.SIGKILL)
+    for pid in workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def node_ids(address: str, env: dict[str, str]) -> dict[str, str]:
     """Custom resource -> id of the node that has it, from the cluster itself."""
     code = ("import json, ray; ray.init(address=%r, logging_level='ERROR'); "
@@ -327,7 +351,7 @@ from training.config import RayConfig
 from training.ray_arena import ray_executor
 
 rc = RayConfig(address=sys.argv[1], eval_resources={"eval_slot": 1})
-config = ArenaConfig("gauntlet", ("alphabeta:depth=3", "alphabeta:depth=2"), 12, seed=5)
+config = ArenaConfig("gauntlet", ("alphabeta:depth=4", "alphabeta:depth=3"), 12, seed=5)
 report = run_arena(config, sys.argv[2], workers=3, progress=False,
                    executor=ray_executor(rc, log=lambda m: print(m, flush=True)))
 print("complete", report.complete, len(report.records), flush=True)
@@ -338,9 +362,11 @@ print("complete", report.complete, len(report.records), flush=True)
 @requires_ray
 def test_a_node_lost_during_an_evaluation_costs_its_games_played_again_whole(tmp_path):
     """The evaluation's executor (training.ray_arena) on a cluster of two nodes, both with slots
-    for games; the second node's raylet is killed once the first game is in: the games it was
-    playing are played again whole on the head, every game is recorded once, and the records are
-    those a machine without the fault writes (the same seeds)."""
+    for games; the second node is killed (its raylet and workers) while both its slots play
+    (games of about a second: a game must be running there, and the head alone can play them
+    all before that node's workers have started): the games it was playing are played again whole on the head,
+    every game is recorded once, and the records are those a machine without the fault writes
+    (the same seeds)."""
     out = tmp_path / "arena"
     with cluster({"eval_slot": 1}, {"eval_slot": 2, "doomed": 1}) as (address, env):
         log = tmp_path / "arena.log"
@@ -349,11 +375,11 @@ def test_a_node_lost_during_an_evaluation_costs_its_games_played_again_whole(tmp
                                     stdout=f, stderr=subprocess.STDOUT, text=True, env=env,
                                     start_new_session=True)
         try:
-            games = out / "games.jsonl"
-            first = wait_for(proc, lambda: games.exists() and games.read_text().count("\n") >= 1,
-                             timeout=600, poll=0.1)
-            assert first, log.read_text()[-3000:]
-            os.kill(raylet_with("doomed")[0], signal.SIGKILL)  # the node is gone, its games with it
+            raylet = raylet_with("doomed")[0]
+            busy = wait_for(proc, lambda: list(children_of(raylet).values()).count("ray::_play_remote") == 2,
+                            timeout=600, poll=0.05)
+            assert busy, log.read_text()[-3000:]
+            kill_node(raylet)  # the node is gone, its games with it
             proc.wait(timeout=600)
         finally:
             if proc.poll() is None:
@@ -369,7 +395,7 @@ def test_a_node_lost_during_an_evaluation_costs_its_games_played_again_whole(tmp
     from arena.arena import run_arena
     from arena.config import ArenaConfig
 
-    again = run_arena(ArenaConfig("gauntlet", ("alphabeta:depth=3", "alphabeta:depth=2"), 12, seed=5),
+    again = run_arena(ArenaConfig("gauntlet", ("alphabeta:depth=4", "alphabeta:depth=3"), 12, seed=5),
                       tmp_path / "local", progress=False)
     local = {r["id"]: r["game_string"] for r in again.records}
     assert {r["id"]: r["game_string"] for r in records} == local
