@@ -56,7 +56,9 @@ CLASSICAL = {
 """id -> (player spec, label) of the classical players."""
 TIMED_COST = MAX_SIMS
 """What a move searched for a time (the top level) counts in the search slots' simulations in
-flight (``web.limits``): as much as a full analysis, one thread busy for its time."""
+flight (``web.limits``): as much as a full analysis, one thread busy for its time. It is also
+the most any move counts: a search holds one thread, whatever its simulations, so a level
+below the top (level 9: 2,400) never counts more than the top level does."""
 
 
 class UnknownPlayerError(ValueError):
@@ -285,11 +287,12 @@ class Catalogue:
 
     def search_cost(self, entry: Entry) -> int | None:
         """Simulations an engine's move counts in the search slots (``web.limits``): an
-        ``alphazero`` seat its level's (or ``--sims``), :data:`TIMED_COST` for a time; 0 for
-        alpha-beta (a search without simulations); None: not a search (random, greedy)."""
+        ``alphazero`` seat its level's (or ``--sims``) up to :data:`TIMED_COST`, which a time
+        counts; 0 for alpha-beta (a search without simulations); None: not a search (random,
+        greedy)."""
         if entry.kind == "alphazero":
             sims = self._top_sims(entry) or level(entry.level or DEFAULT_LEVEL).sims
-            return sims if sims is not None else TIMED_COST
+            return TIMED_COST if sims is None else min(sims, TIMED_COST)
         return 0 if entry.spec.startswith("alphabeta") else None
 
     def clock_budget(self, entry: Entry, time_s: float) -> Budget:

@@ -171,6 +171,8 @@ def test_the_top_level_searches_a_second_without_sims(tmp_path):
     top, three = catalogue.at_level(catalogue.shipped(), 10), catalogue.at_level(catalogue.shipped(), 3)
     assert top.label == "AlphaZero, the shipped network, level 10, 1 s a move"
     assert catalogue.search_cost(top) == 2000 and catalogue.search_cost(three) == 1
+    nine = catalogue.at_level(catalogue.shipped(), 9)  # 2,400 simulations: one thread, as the top
+    assert catalogue.build(nine).default_budget.sims > 2000 and catalogue.search_cost(nine) == 2000
     assert catalogue.clock_budget(top, 3.0) == Budget(time_s=3.0)
     assert catalogue.clock_budget(three, 3.0) == Budget(time_s=3.0, sims=1)
     player = catalogue.build(three)
