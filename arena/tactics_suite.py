@@ -13,7 +13,8 @@ move and reply played where it matters):
 
 Positions are deduplicated (the same position reached twice counts once); when a kind has more
 than ``max_per_kind`` positions in one game type, a seeded sample of that many is kept. Each
-line of the suite file is ``kind<TAB>GameString<TAB>solutions`` (UHP moves joined by ``;``).
+line of the suite file is ``kind<TAB>GameString<TAB>solutions`` (UHP moves joined by ``;``;
+``hive_env.suite_file`` reads and writes it).
 :func:`score` lets a player (a spec of ``players.registry``) choose a move in every position and
 counts, per kind, how many it solved. The command line is ``scripts/tactics_suite.py``.
 """
@@ -26,8 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hive_env import Game, HiveError
-from hive_env.files import write_atomic
+from hive_env import Game
 from hive_env.records import record_lines
 from hive_env.tactics import classify_tactic
 from players import make_player
@@ -88,26 +88,6 @@ def make_suite(records: list[str], max_per_kind: int, seed: int) -> list[tuple[s
                 rows = [rows[i] for i in sorted(rng.choice(len(rows), max_per_kind, replace=False))]
             suite += rows
     return suite
-
-
-def write_suite(path: str | Path, suite: list[tuple[str, str, str]]) -> None:
-    """Write the suite's rows (kind, GameString, solutions), one tab-separated line each, atomically."""
-    write_atomic(path, "".join("\t".join(row) + "\n" for row in suite))
-
-
-def read_suite(path: str | Path) -> list[tuple[str, Game, set[int]]]:
-    """The suite's positions: (kind, game, solution moves)."""
-    out = []
-    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            kind, text, solutions = line.split("\t")
-            game = Game.from_string(text)
-            out.append((kind, game, {game.parse_move(s) for s in solutions.split(";")}))
-        except (ValueError, HiveError) as e:
-            raise ValueError(f"{path}:{n}: not a suite line (kind, GameString, solutions): {e}") from None
-    return out
 
 
 def score(spec: str, suite: list[tuple[str, Game, set[int]]],

@@ -21,9 +21,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from arena.tactics_suite import KINDS, make_suite, read_records, read_suite, score, write_suite
+from arena.tactics_suite import KINDS, make_suite, read_records, score
 from hive_env import HiveError
 from hive_env.files import write_atomic
+from hive_env.suite_file import read_suite, write_suite
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "tests" / "data" / "tactics.txt"
 

@@ -41,6 +41,7 @@ import numpy as np
 from hive_env import Game
 from hive_env.board import move_dest, move_piece
 from hive_env.records import read_games
+from hive_env.suite_file import read_suite
 from hive_env.tactics import PROVEN_WIN, classify_tactic, move_proofs
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -182,10 +183,9 @@ def record_positions(path: str | Path) -> list[Game]:
 
 
 def suite_positions(path: str | Path) -> list[Game]:
-    """The positions of a tactics suite file (``kind<TAB>GameString<TAB>solutions`` lines,
-    ``arena.tactics_suite``)."""
-    lines = Path(path).read_text().splitlines()
-    return [Game.from_string(line.split("\t")[1]) for line in lines if line.strip()]
+    """The positions of a tactics suite file (``hive_env.suite_file``; a line that is not one
+    is a ``ValueError`` naming it)."""
+    return [game for _, game, _ in read_suite(path)]
 
 
 def build(sources: list[tuple[str, list[Game]]], game_type: str, network, max_per_kind: int,

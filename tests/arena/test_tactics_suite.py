@@ -13,6 +13,7 @@ import pytest
 
 from arena import tactics_suite
 from hive_env import BLACK_WINS, WHITE_WINS, Game
+from hive_env.suite_file import read_suite
 
 from helpers import REAL_GAMES, ROOT
 
@@ -46,7 +47,7 @@ def _loses_in_one(game: Game, move: int) -> bool:
 
 
 def test_the_suite_holds_every_kind_and_every_line_is_true():
-    suite = tactics_suite.read_suite(SUITE)
+    suite = read_suite(SUITE)
     kinds = {k: [(g, s) for kind, g, s in suite if kind == k] for k in tactics_suite.KINDS}
     assert len(kinds["win1"]) >= 30 and len(kinds["defend"]) >= 100 and len(kinds["win2"]) >= 10
     rng = np.random.default_rng(0)
@@ -77,7 +78,7 @@ def test_make_and_score_through_the_command_line(tmp_path):
     done = tactics_cli("make", str(REAL_GAMES), "--out", str(out), "--max-per-kind", "5")
     assert done.returncode == 0, done.stderr
     assert "16 games" in done.stdout
-    rows = tactics_suite.read_suite(out)
+    rows = read_suite(out)
     counts = Counter((kind, game.game_type) for kind, game, _ in rows)
     assert rows and all(len(s) for _, _, s in rows)
     assert max(counts.values()) == 5 and len({t for _, t in counts}) >= 6  # sampled per kind and type
@@ -99,7 +100,7 @@ def test_the_shipped_player_solves_every_win_in_one_and_defence_at_200_simulatio
     # every defence takes a minute: the default suite checks every fourth, make test-slow all
     # (200 simulations: the player's default before its levels; every level from 4 up:
     # tests/search/test_levels.py)
-    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == kind][::every]
+    suite = [row for row in read_suite(SUITE) if row[0] == kind][::every]
     result = tactics_suite.score(f"alphazero:ckpt={SHIPPED},device=cpu,sims=200", suite)
     solved, total, _ = result[kind]
     assert solved == total, f"{kind}: {solved}/{total}"
@@ -112,7 +113,7 @@ def test_a_proven_win_is_played_out_fast_against_the_best_defence():
     from players.registry import make_player as make
     from search.alphazero_player import AlphaZeroPlayer
 
-    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == "win2"][:20]
+    suite = [row for row in read_suite(SUITE) if row[0] == "win2"][:20]
     player = make(f"alphazero:ckpt={SHIPPED},sims=64,device=cpu", seed=0)
     defender = make("alphabeta:depth=2", seed=0)
     assert isinstance(player, AlphaZeroPlayer)

@@ -16,6 +16,7 @@ from arena import tactics_suite
 from arena.arena import run_arena
 from arena.config import ArenaConfig
 from hive_env import Game
+from hive_env.suite_file import read_suite
 from players import Budget, PlayerSpecError, make_player
 from players.levels import DEFAULT_LEVEL, LEVELS, TACTICS_FROM, TOP_LEVEL_SECONDS, Level, level, pick
 from players.registry import check_spec, with_level
@@ -172,7 +173,7 @@ def test_level_4_solves_every_win_in_one_and_defence_of_the_suite(kind):
     """The weakest level that keeps the tactics, drawing among the policy's 4 likeliest moves,
     on every position of the project's tactics suite: it never misses a win in one and never
     lets one through."""
-    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == kind]
+    suite = [row for row in read_suite(SUITE) if row[0] == kind]
     solved, total, _ = tactics_suite.score(f"alphazero:ckpt={SHIPPED},device=cpu,level=4", suite)[kind]
     assert solved == total == len(suite), f"{kind}: {solved}/{total}"
 
@@ -180,7 +181,7 @@ def test_level_4_solves_every_win_in_one_and_defence_of_the_suite(kind):
 def test_level_3_may_miss_a_win_in_one():
     """Below level 4 the draw is free of the tactics: over the suite's wins in one, the policy's
     6 likeliest moves at temperature 1.5 sometimes miss (never by playing outside them)."""
-    suite = [row for row in tactics_suite.read_suite(SUITE) if row[0] == "win1"][:60]
+    suite = [row for row in read_suite(SUITE) if row[0] == "win1"][:60]
     solved, total, _ = tactics_suite.score(f"alphazero:ckpt={SHIPPED},device=cpu,level=3", suite)["win1"]
     assert 0 < solved < total
 
