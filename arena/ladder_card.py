@@ -73,14 +73,16 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network")
     Raises:
         OSError, KeyError, ValueError: a directory without what a gauntlet writes.
     """
-    commands, rows = [], []
+    commands, rows, names = [], [], []
     for path in paths:
         summary = json.loads((path / "summary.json").read_text())
         settings = summary["settings"]
+        players = settings.get("players", [])
+        seconds = settings.get("time_s")
         for pairing in summary["pairings"]:
-            seconds = settings.get("time_s")
             opponent = pairing["opponent"]
-            spec = next((o for o in settings.get("players", []) if f"name={opponent}" in o), opponent)
+            names += [opponent] if opponent not in names else []
+            spec = next((o for o in players if f"name={opponent}" in o), opponent)
             own = re.search(r"time=([\d.]+)", spec)
             label = f"{opponent}, {seconds:g} s a move" if seconds else opponent
             if own:
@@ -92,15 +94,20 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network")
                          "elo": _num(pairing["elo"]),
                          "elo_95": [_num(pairing["elo_lo"]), _num(pairing["elo_hi"])]})
         game_type = settings.get("game_type", "Base")
-        own_time = f",time={float(own.group(1)):g}" if own else ""
-        commands.append(f"hive-arena gauntlet \"alphazero:device=cpu\" "
-                        f"\"uhp:cmd=NOKAMUTE,name=nokamute{own_time}\" --time {settings.get('time_s'):g} "
+        opponents = " ".join(f'"{_portable(o)}"' for o in players[1:])
+        commands.append(f"hive-arena gauntlet \"alphazero:device=cpu\" {opponents} --time {seconds:g} "
                         f"--games-per-pairing {settings.get('games_per_pairing')} --workers 2 "
                         f"--seed {settings.get('seed', 0)}"
                         + (f" --game-type {game_type}" if game_type != "Base" else ""))
     return {"command": "; ".join(commands),
-            "summary": f"{player_name} against nokamute, one core a side, each side its full time",
+            "summary": f"{player_name} against {', '.join(names)}, one core a side, each side its full time",
             "rows": rows}
+
+
+def _portable(spec: str) -> str:
+    """A player spec with its engine's path (``cmd=/some/dir/nokamute``) as the engine's name in
+    capitals (``cmd=NOKAMUTE``): the card names no directory of the machine it was made on."""
+    return re.sub(r"cmd=([^,]+)", lambda m: "cmd=" + Path(m.group(1).split()[0]).name.upper(), spec)
 
 
 def levels_section(path: Path) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from pathlib import Path
 from arena import ladder
 from arena.arena import run_arena
 from arena.config import ArenaConfig, ArenaError
+from arena.ladder_card import levels_section
 from arena.level_schedule import PARTS, part_pairs, player_name, schedule
 from arena.ratings import fit_elo, tally
 from arena.results import ResultsDir
@@ -50,6 +51,7 @@ from hive_env import GAME_TYPES
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
+from training.model_card import levels_table
 
 ROOT = Path(__file__).resolve().parents[1]
 NOKAMUTE = ROOT.parent / "shared" / "tools" / "nokamute"
@@ -152,32 +154,12 @@ def table(config: ArenaConfig, records: list[dict], levels: list[int], prior_dra
     return {"anchor": anchor, "prior_draws": prior_draws, "players": rows}
 
 
-def markdown(result: dict) -> str:
-    """The levels' table (then the anchors') as Markdown."""
-    def interval(r: dict) -> str:
-        return "" if r["lo"] is None else f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"
-
-    def elo(x: float | None) -> str:
-        return "unrated" if x is None else f"{x:+.0f}"
-
-    lines = [f"Elo relative to `{result['anchor']}`, 95% intervals; {result['games']} games, "
-             f"{result['game_type']}, `{result['command']}`.", "",
-             "| level | what it plays | Elo [95%] | over the level below [95%] | games | score |",
-             "|---|---|---|---|---|---|"]
-    def score(r: dict) -> str:
-        return "" if r["score"] is None else f"{r['score']:.3f}"
-
-    for r in (r for r in result["players"] if r["level"] is not None):
-        gap = r.get("over_below")
-        over = "" if gap is None or gap["elo"] is None else (
-            f"{elo(gap['elo'])} {'' if gap['lo'] is None else interval(gap)}"
-            f"{' (confirmed)' if gap['confirmed'] else ' (not confirmed)'}")
-        lines.append(f"| {r['level']} | {LEVELS[r['level'] - 1].describe().split(': ', 1)[1]} | "
-                     f"{elo(r['elo'])} {interval(r)} | {over} | {r['games']} | {score(r)} |")
-    lines += ["", "| anchor | Elo [95%] | games | score |", "|---|---|---|---|"]
-    for r in (r for r in result["players"] if r["level"] is None):
-        lines.append(f"| `{r['player']}` | {elo(r['elo'])} {interval(r)} | {r['games']} | {score(r)} |")
-    return "\n".join(lines) + "\n"
+def markdown(result: dict, levels_json: Path) -> str:
+    """The levels' table (then the anchors') as Markdown, with each player's games and score:
+    the card's table (``training.model_card.levels_table``) of the ``levels.json`` written."""
+    head = (f"Elo relative to `{result['anchor']}`, 95% intervals; {result['games']} games, "
+            f"{result['game_type']}, `{result['command']}`.")
+    return "\n".join([head, "", *levels_table(levels_section(levels_json), counts=True)]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                    "seed": args.seed, "openings": ladder.OPENINGS, "ply_cap": args.ply_cap,
                    "complete": complete,
                    "levels": {str(lv.number): lv.describe() for lv in LEVELS if lv.number in args.levels}})
-    text = markdown(result)
     write_atomic(out / "levels.json", json.dumps(result, indent=1) + "\n")
+    text = markdown(result, out / "levels.json")
     write_atomic(out / "levels.md", text)
     print(text)
     print(f"wrote {out / 'levels.json'} and {out / 'levels.md'}")

@@ -127,25 +127,38 @@ def _levels_lines(levels: dict[str, Any] | None) -> list[str]:
     """The playing levels (``alphazero:level=N``) with their calibrated Elo, as a table."""
     if not levels:
         return []
+    return ["## Levels", "", f"`{levels['command']}`", "",
+            f"`alphazero:level=N` with this network: one rating fit of {levels['games']} games among "
+            f"the levels and the anchors, Elo relative to `{levels['anchor']}` with 95% intervals; "
+            "the margin over the level below is the fit anchored on that level (its own interval).", "",
+            *levels_table(levels), ""]
+
+
+def levels_table(levels: dict[str, Any], counts: bool = False) -> list[str]:
+    """The levels' table, then the anchors', as Markdown lines, from a levels' card section
+    (``arena.ladder_card.levels_section``); ``counts`` adds each player's games and score (the
+    calibration's own ``levels.md``)."""
 
     def elo(x: float | None, lo: float | None, hi: float | None) -> str:
         if x is None:
             return "unrated"
         return f"{x:+.0f}" + ("" if lo is None or hi is None else f" [{lo:+.0f}, {hi:+.0f}]")
 
-    lines = ["## Levels", "", f"`{levels['command']}`", "",
-             f"`alphazero:level=N` with this network: one rating fit of {levels['games']} games among "
-             f"the levels and the anchors, Elo relative to `{levels['anchor']}` with 95% intervals; "
-             "the margin over the level below is the fit anchored on that level (its own interval).", "",
-             "| level | what it plays | Elo [95%] | over the level below [95%] |", "|---|---|---|---|"]
+    def extra(r: dict[str, Any]) -> str:
+        score = "" if r.get("score") is None else f"{r['score']:.3f}"
+        return f" {r['games']} | {score} |" if counts else ""
+
+    more, rule = (" games | score |", "---|---|") if counts else ("", "")
+    lines = [f"| level | what it plays | Elo [95%] | over the level below [95%] |{more}",
+             f"|---|---|---|---|{rule}"]
     for r in levels["rows"]:
         gap = r.get("over_below")
         over = "" if not gap or gap["elo"] is None else (
             elo(gap["elo"], *gap["elo_95"]) + (" (confirmed)" if gap["confirmed"] else " (not confirmed)"))
-        lines.append(f"| {r['level']} | {r['plays']} | {elo(r['elo'], *r['elo_95'])} | {over} |")
-    lines += ["", "| anchor | Elo [95%] |", "|---|---|"]
-    lines += [f"| `{r['player']}` | {elo(r['elo'], *r['elo_95'])} |" for r in levels["anchors"]]
-    return lines + [""]
+        lines.append(f"| {r['level']} | {r['plays']} | {elo(r['elo'], *r['elo_95'])} | {over} |{extra(r)}")
+    lines += ["", f"| anchor | Elo [95%] |{more}", f"|---|---|{rule}"]
+    lines += [f"| `{r['player']}` | {elo(r['elo'], *r['elo_95'])} |{extra(r)}" for r in levels["anchors"]]
+    return lines
 
 
 def _trained_on(card: dict[str, Any]) -> str:

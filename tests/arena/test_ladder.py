@@ -430,6 +430,19 @@ def test_equal_time_matches_become_a_card_section_with_their_commands(tmp_path):
     first, second = section["command"].split("; ")
     assert "--time 5 --games-per-pairing 20 --workers 2 --seed 7 --game-type Base+MLP" in first
     assert '"uhp:cmd=NOKAMUTE,name=nokamute,time=3" --time 1' in second and "/x/" not in section["command"]
+    assert section["summary"].startswith("the shipped network against nokamute, one core a side")
+    # a gauntlet of two opponents, each at its own time: each in the command as it was played
+    two = gauntlet("two", ["alphazero:device=cpu", "uhp:cmd=/x/nokamute,name=nokamute,time=2",
+                           "alphabeta:depth=3,name=ab3"], 1.0, 9, 5, 0, 0)
+    summary = json.loads((two / "summary.json").read_text())
+    summary["pairings"].append({**summary["pairings"][0], "opponent": "ab3"})
+    (two / "summary.json").write_text(json.dumps(summary))
+    section = matches_section([two])
+    assert [r["opponent"] for r in section["rows"]] == ["nokamute at 2 s, the network at 1 s",
+                                                        "ab3, 1 s a move"]
+    assert ('"uhp:cmd=NOKAMUTE,name=nokamute,time=2" "alphabeta:depth=3,name=ab3" --time 1'
+            in section["command"])
+    assert "against nokamute, ab3," in section["summary"]
 
 
 def test_a_levels_calibration_becomes_a_card_section_and_table(tmp_path):
