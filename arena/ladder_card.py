@@ -79,12 +79,14 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network")
         settings = summary["settings"]
         players = settings.get("players", [])
         seconds = settings.get("time_s")
+        if not seconds or settings.get("mode") != "gauntlet":
+            raise ValueError(f"{path}: not an equal-time gauntlet (hive-arena gauntlet ... --time S)")
         for pairing in summary["pairings"]:
             opponent = pairing["opponent"]
             names += [opponent] if opponent not in names else []
             spec = next((o for o in players if f"name={opponent}" in o), opponent)
             own = re.search(r"time=([\d.]+)", spec)
-            label = f"{opponent}, {seconds:g} s a move" if seconds else opponent
+            label = f"{opponent}, {seconds:g} s a move"
             if own:
                 label = f"{opponent} at {float(own.group(1)):g} s, the network at {seconds:g} s"
             rows.append({"opponent": label, "games": pairing["games"], "wins": pairing["wins"],

@@ -43,6 +43,9 @@ def test_each_shipped_network_is_small_loads_on_cpu_and_has_its_card(game_type):
     assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] > 0 for r in rows.values())
     text = net.model_card.read_text()
     assert card["run"]["command"] in text and "| greedy |" in text
+    from training.model_card import markdown
+
+    assert text == markdown(card) + "\n"  # the card for people is drawn from its .json, never edited
 
 
 def test_a_sweep_jobs_card_gives_the_sweep_of_that_job_alone(tmp_path):
