@@ -49,6 +49,7 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
     return {"command": " ".join(words), "git": commit, "sweep_job": sweep_job,
             "seed": config.get("seed"), "experiment": config.get("name"), "wall_minutes": minutes,
             "game_type": (config.get("env") or {}).get("game_type", "Base"),
+            "game_types": list((config.get("selfplay") or {}).get("game_types") or ()),
             "ply_cap": (config.get("env") or {}).get("ply_cap"),
             "config": {k: config[k] for k in ("model", "search", "selfplay", "train") if k in config}}
 
@@ -162,9 +163,14 @@ def levels_table(levels: dict[str, Any], counts: bool = False) -> list[str]:
 
 
 def _trained_on(card: dict[str, Any]) -> str:
-    """``(trained on ... games)`` when the network learnt from games of another type."""
-    trained = card["run"].get("game_type")
-    return f" (trained on {trained} games)" if trained and trained != card.get("game_type", "Base") else ""
+    """``(trained on ... games)`` when the network learnt from games of another type, or of
+    several (``selfplay.game_types``)."""
+    run = card["run"]
+    types = list(run.get("game_types") or ()) or ([run["game_type"]] if run.get("game_type") else [])
+    if not types or types == [card.get("game_type", "Base")]:
+        return ""
+    listed = types[0] if len(types) == 1 else f"{', '.join(types[:-1])} and {types[-1]}"
+    return f" (trained on {listed} games)"
 
 
 def _lineage_line(lineage: dict[str, Any] | None) -> str:

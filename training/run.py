@@ -196,7 +196,8 @@ class Run:
         """The ``lineage`` of the network as it is now (training.lineage)."""
         t = self.trainer
         return lineage(self.parent, self.cfg.env.game_type, t.step, self.replay.count(), t.seconds / 60,
-                       t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap)
+                       t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap,
+                       game_types=tuple(self.cfg.selfplay.game_types))
 
     def publish(self) -> Path:
         return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),

@@ -155,6 +155,26 @@ def test_a_run_carries_on_from_a_network_of_an_older_encoding(tmp_path):
     assert final["parent"]["sha256"] == sha256_file(old)
 
 
+def test_a_lineage_names_the_game_types_self_play_played(parent_run, tmp_path):
+    from training.model_card import markdown, run_facts
+
+    plain = read_checkpoint(parent_run / "checkpoints" / "final.pt")["lineage"]
+    assert plain["game_types"] == [plain["game_type"]]
+    mixed = tmp_path / "mixed"
+    types = "selfplay.game_types=[Base+M,Base+LP]"
+    train(compose_config([*TINY_RUN, f"run_dir={mixed}", "env=base_mlp", types]), log=lambda _: None)
+    final = read_checkpoint(mixed / "checkpoints" / "final.pt")["lineage"]
+    assert final["game_type"] == "Base+MLP" and final["game_types"] == ["Base+M", "Base+LP"]
+    run = run_facts(mixed)
+    assert run["game_types"] == ["Base+M", "Base+LP"]
+    card = {"name": "n", "game_type": "Base+MLP", "file": "base_mlp.pt", "bytes": 1, "step": 4,
+            "model": {"width": 8, "layers": 1}, "lineage": final, "machine": "m", "replaced": None,
+            "run": run}
+    assert "- Game type: Base+MLP (trained on Base+M and Base+LP games)" in markdown(card)
+    card["run"] = {**run, "game_types": [], "game_type": "Base+MLP"}  # a run of its own type alone
+    assert "(trained on" not in markdown(card)
+
+
 def test_a_fine_tune_adopts_the_parents_size_unless_the_command_sets_one(tmp_path):
     theirs = read_checkpoint(shipped.CHECKPOINT)["model_config"]
     cfg = compose_config(["experiment=smoke", "train.init_from=shipped", f"run_dir={tmp_path / 'a'}"])
