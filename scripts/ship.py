@@ -11,12 +11,15 @@ candidate that beat it head to head (``arena.head_to_head``: an SPRT that accept
 least 200 games won on points, 64 simulations a move, openings random:4): ``--vs-shipped`` names
 that match's results directory; without it, ship refuses and prints the command that plays it.
 The card is built from the run directory, the checkpoint's lineage, that match and the ladder
-results, never typed by hand (``training.model_card``, ``arena.ladder_card``).
+results, never typed by hand (``training.model_card``, ``arena.ladder_card``). The new network
+is staged beside the old one and takes its place after its card is written: a ship stopped on
+the way leaves the old network in place, and the same command ships again.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -66,11 +69,22 @@ def main(argv: list[str] | None = None) -> None:
     if lineage and not lineage.get("ply_cap") and run.get("ply_cap"):
         lineage = {**lineage, "ply_cap": run["ply_cap"]}  # written before lineages recorded it
     extra = {"lineage": lineage} if lineage else {}
-    target = save_checkpoint(incumbent, model, step=int(state.get("step", 0)), **extra)
-    card = model_card(args.name, target, state.get("step"), vars(model.config).copy(), run, lad, eq,
-                      game_type=game_type, lineage=lineage, replaced=replaced)
-    md = write_card(args.out / net.card.name, args.out / net.model_card.name, card)
-    print(f"shipped {ckpt} -> {target} ({card['bytes']} bytes); card: {md}")
+    # the network waits beside the old one while its card is written, and takes its place last:
+    # a ship stopped before that leaves the old network in place, and the same command redoes it
+    # (the head-to-head match is against that network, by its SHA-256)
+    staged = incumbent.with_name(incumbent.name + ".new")
+    try:
+        save_checkpoint(staged, model, step=int(state.get("step", 0)), **extra)
+        card = model_card(args.name, staged, state.get("step"), vars(model.config).copy(), run, lad, eq,
+                          game_type=game_type, lineage=lineage, replaced=replaced, file=incumbent.name)
+        md = write_card(args.out / net.card.name, args.out / net.model_card.name, card)
+        os.replace(staged, incumbent)
+    except OSError as e:
+        staged.unlink(missing_ok=True)
+        print(f"ship: error: {e}; the network shipped before is still in place: run the same command again",
+              file=sys.stderr)
+        sys.exit(1)
+    print(f"shipped {ckpt} -> {incumbent} ({card['bytes']} bytes); card: {md}")
 
 
 if __name__ == "__main__":

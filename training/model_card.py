@@ -80,11 +80,13 @@ def machine() -> str:
 def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict[str, Any],
                run: dict[str, Any], ladder: dict[str, Any], equal_time: dict[str, Any] | None,
                game_type: str = "Base", lineage: dict[str, Any] | None = None,
-               replaced: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The card (``.json``) of the network shipped as ``checkpoint``: ``lineage`` from its
-    checkpoint (training.lineage), ``replaced`` the match it won against the network it replaces
+               replaced: dict[str, Any] | None = None, file: str | None = None) -> dict[str, Any]:
+    """The card (``.json``) of the network shipped as ``checkpoint`` (``file``: the name it is
+    shipped under, when it is staged under another): ``lineage`` from its checkpoint
+    (training.lineage), ``replaced`` the match it won against the network it replaces
     (``arena.head_to_head``; None for the first of its game type)."""
-    return {"name": name, "game_type": game_type, "file": checkpoint.name, "bytes": checkpoint.stat().st_size,
+    return {"name": name, "game_type": game_type, "file": file or checkpoint.name,
+            "bytes": checkpoint.stat().st_size,
             "step": step, "model": model_config, "lineage": lineage, "run": run,
             "machine": ("one core (a sweep job) of " if run.get("sweep_job") else "") + machine(),
             "replaced": replaced, "ladder": ladder, "equal_time": equal_time}

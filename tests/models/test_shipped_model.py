@@ -201,9 +201,18 @@ def test_ship_copies_the_weights_and_writes_the_card_from_run_and_ladder(smoke_r
                              timeout=120)
     assert refused.returncode == 2 and "the candidate scored 80/200" in refused.stderr
     won = head_to_head_dir(tmp_path / "won", candidate, incumbent, [1.0] * 110 + [0.5] * 10 + [0.0] * 80)
+    old = (out / "base.pt").read_bytes()
+    (out / "MODEL_CARD.md").unlink()
+    (out / "MODEL_CARD.md").mkdir()  # the card cannot be written: the ship stops before the network moves
+    stopped = subprocess.run([*ship, "--vs-shipped", str(won)], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert stopped.returncode == 1 and "the network shipped before is still in place" in stopped.stderr
+    assert (out / "base.pt").read_bytes() == old and not list(out.glob("*.new"))
+    (out / "MODEL_CARD.md").rmdir()
     done = subprocess.run([*ship, "--vs-shipped", str(won)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120)  # the same command again: the match is still against base.pt
     assert done.returncode == 0, done.stderr
+    assert not list(out.glob("*.new"))
     assert read_checkpoint(out / "base.pt")["step"] == 10
     card = json.loads((out / "card.json").read_text())
     row = card["replaced"]["row"]
