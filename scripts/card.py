@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         card = json.loads(card_json.read_text())
         new = sections(args, args.game_type)
+        card.update(new)
+        md = write_card(card_json, args.out / net.model_card.name, card)
     except KeyError as e:
         print(f"card: error: a results file without {e}: not what the arena or calibration writes",
               file=sys.stderr)
@@ -77,8 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"card: error: {e}", file=sys.stderr)
         return 2
-    card.update(new)
-    md = write_card(card_json, args.out / net.model_card.name, card)
     print(f"card: {', '.join(new)} redrawn in {card_json} and {md}")
     return 0
 
