@@ -64,14 +64,16 @@ def _num(x: float) -> float | None:
     return None if x != x or abs(x) == float("inf") else round(x, 1)
 
 
-def matches_section(paths: list[Path], player_name: str = "the shipped network") -> dict[str, Any]:
+def matches_section(paths: list[Path], player_name: str = "the shipped network",
+                    game_type: str | None = None) -> dict[str, Any]:
     """The card section of equal-time matches (gauntlet results directories: ``summary.json``,
     ``config.json``), one row per opponent and time: the command of each, its W/D/L, score and
     Elo with their 95% intervals as the arena's tables give them. Shaped as a ladder section
     (``training.model_card.markdown`` draws both alike).
 
     Raises:
-        OSError, KeyError, ValueError: a directory without what a gauntlet writes.
+        OSError, KeyError, ValueError: a directory without what a gauntlet writes, or a match of
+            another game type than ``game_type`` (when given).
     """
     commands, rows, names = [], [], []
     for path in paths:
@@ -81,6 +83,9 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network")
         seconds = settings.get("time_s")
         if not seconds or settings.get("mode") != "gauntlet":
             raise ValueError(f"{path}: not an equal-time gauntlet (hive-arena gauntlet ... --time S)")
+        played = settings.get("game_type", "Base")
+        if game_type is not None and played != game_type:
+            raise ValueError(f"{path}: a {played} match, not {game_type}")
         for pairing in summary["pairings"]:
             opponent = pairing["opponent"]
             names += [opponent] if opponent not in names else []
@@ -95,12 +100,11 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network")
                          "score_95": [round(pairing["score_lo"], 4), round(pairing["score_hi"], 4)],
                          "elo": _num(pairing["elo"]),
                          "elo_95": [_num(pairing["elo_lo"]), _num(pairing["elo_hi"])]})
-        game_type = settings.get("game_type", "Base")
         opponents = " ".join(f'"{_portable(o)}"' for o in players[1:])
         commands.append(f"hive-arena gauntlet \"alphazero:device=cpu\" {opponents} --time {seconds:g} "
                         f"--games-per-pairing {settings.get('games_per_pairing')} --workers 2 "
                         f"--seed {settings.get('seed', 0)}"
-                        + (f" --game-type {game_type}" if game_type != "Base" else ""))
+                        + (f" --game-type {played}" if played != "Base" else ""))
     return {"command": "; ".join(commands),
             "summary": f"{player_name} against {', '.join(names)}, one core a side, each side its full time",
             "rows": rows}
@@ -122,7 +126,11 @@ def levels_section(path: Path) -> dict[str, Any]:
     Raises:
         OSError, KeyError, ValueError: a file without what the calibration writes.
     """
-    data = json.loads(Path(path).read_text())
+    return levels_section_of(json.loads(Path(path).read_text()))
+
+
+def levels_section_of(data: dict[str, Any]) -> dict[str, Any]:
+    """:func:`levels_section` of a calibration's result as ``levels.json`` holds it."""
 
     def row(p: dict[str, Any]) -> dict[str, Any]:
         out = {"player": p["player"], "elo": p["elo"], "elo_95": [p["lo"], p["hi"]], "games": p["games"],

@@ -41,7 +41,7 @@ from pathlib import Path
 from arena import ladder
 from arena.arena import run_arena
 from arena.config import ArenaConfig, ArenaError
-from arena.ladder_card import levels_section
+from arena.ladder_card import levels_section_of
 from arena.level_schedule import PARTS, part_pairs, player_name, schedule
 from arena.ratings import fit_elo, tally
 from arena.results import ResultsDir
@@ -154,12 +154,12 @@ def table(config: ArenaConfig, records: list[dict], levels: list[int], prior_dra
     return {"anchor": anchor, "prior_draws": prior_draws, "players": rows}
 
 
-def markdown(result: dict, levels_json: Path) -> str:
+def markdown(result: dict) -> str:
     """The levels' table (then the anchors') as Markdown, with each player's games and score:
-    the card's table (``training.model_card.levels_table``) of the ``levels.json`` written."""
+    the card's table (``training.model_card.levels_table``) of the result ``levels.json`` holds."""
     head = (f"Elo relative to `{result['anchor']}`, 95% intervals; {result['games']} games, "
             f"{result['game_type']}, `{result['command']}`.")
-    return "\n".join([head, "", *levels_table(levels_section(levels_json), counts=True)]) + "\n"
+    return "\n".join([head, "", *levels_table(levels_section_of(result), counts=True)]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                    "seed": args.seed, "openings": ladder.OPENINGS, "ply_cap": args.ply_cap,
                    "complete": complete,
                    "levels": {str(lv.number): lv.describe() for lv in LEVELS if lv.number in args.levels}})
+    text = markdown(result)
     write_atomic(out / "levels.json", json.dumps(result, indent=1) + "\n")
-    text = markdown(result, out / "levels.json")
     write_atomic(out / "levels.md", text)
     print(text)
     print(f"wrote {out / 'levels.json'} and {out / 'levels.md'}")
