@@ -1,27 +1,37 @@
-"""A bounded cache of network outputs by position, for the search.
+"""A bounded cache of network outputs by position, for the search, in flat arrays.
 
 In Hive many move orders reach the same position (placements transpose), and a search that
 is cut into parts, or a kept tree's root, meets positions it has already evaluated. The
 network's output is a function of the board alone (``hive_env.encode`` reads nothing else), so
-:class:`EvalCache` keeps, for up to ``capacity`` positions, each one's legal-move logits and
-value, keyed by :func:`board_keys`: a 64-bit hash of the whole board but its top-tile table
-(which the pieces' positions and stacking determine): every piece's hex, level and the piece
-under it, the ply, the last moved piece (the Pillbug's rule depends on it), the status, the
-game type and the ply cap. Two boards share a key only by a 64-bit hash collision.
+:class:`EvalCache` keeps, for up to ``capacity`` positions, each one's legal moves, their action
+ids and logits, and its value, keyed by :func:`board_keys`: a 64-bit hash of the whole board but
+its top-tile table (which the pieces' positions and stacking determine): every piece's hex,
+level and the piece under it, the ply, the last moved piece (the Pillbug's rule depends on it),
+the status, the game type and the ply cap. Two boards share a key only by a 64-bit hash collision.
 
-Bounded: past ``capacity`` entries the oldest are dropped first (insertion order; about 1 KB
-an entry with its logits, legal moves and action ids). Capacity 0 turns it off.
+Layout (a :class:`CacheTable`, compiled lookups and stores, no Python object per entry):
 
-A leaf the cache holds is not even encoded (:meth:`EvalCache.evaluate_leaves`): its entry keeps
-the legal moves and action ids that expanding it needs, so only the misses go through the
-encoder and the network.
+    entry ring  [C]   key, value, where its moves start in the arena, how many
+    index       [T]   open addressing (linear probing, T a power of two >= 2C): entry or -1
+    arena       [S]   the entries' moves, action ids and logits, written as a ring
+
+Bounded, oldest first: entries are written in order into the ring of ``capacity`` entries and
+their moves into the arena ring of ``capacity * ARENA_MOVES`` slots; a new entry drops the
+oldest entries while the ring is full or its moves would overwrite theirs. So the cache holds
+``capacity`` positions when they average at most ``ARENA_MOVES`` legal moves (Base ~30-60,
+Base+MLP 50-150), else fewer. The arena's pages are touched only as they fill (``np.empty``).
+Capacity 0 turns it off.
+
+A leaf the cache holds is not even encoded: its entry keeps the legal moves and action ids
+that expanding it needs, so only the misses go through the encoder and the network
+(``search.step``).
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -30,28 +40,220 @@ from .leaves import BOARD_SIZE, MAX_MOVES, POS
 
 NO_LOGIT = np.float32(-1e9)
 """The logit of a padding slot (``models.gnn.NEG_INF``; search never imports torch)."""
+ARENA_MOVES = 96
+"""Arena slots per entry of capacity: the mean legal-move count the cache is sized for."""
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
+# CacheTable.state fields
+_HEAD, _SIZE, _ARENA_HEAD, _HITS, _MISSES = range(5)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def board_key(board: np.ndarray) -> np.uint64:
+    """The key of one board (FNV-1a over the board from ``POS``, then a splitmix64 finaliser so
+    that near boards spread)."""
+    h = _FNV_OFFSET
+    for j in range(POS, BOARD_SIZE):
+        h = (h ^ np.uint64(np.int64(board[j]) & 0xFFFF)) * _FNV_PRIME
+    h ^= h >> np.uint64(30)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h
+
 
 @njit(cache=True, nogil=True)
 def board_keys(boards: np.ndarray) -> np.ndarray:
-    """[K] uint64 keys of ``boards [K, BOARD_SIZE] int16`` (FNV-1a over the board from ``POS``,
-    then a splitmix64 finaliser so that near boards spread)."""
-    k = boards.shape[0]
-    out = np.empty(k, np.uint64)
-    for i in range(k):
-        h = _FNV_OFFSET
-        for j in range(POS, BOARD_SIZE):
-            h = (h ^ np.uint64(np.int64(boards[i, j]) & 0xFFFF)) * _FNV_PRIME
-        h ^= h >> np.uint64(30)
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(27)
-        h *= np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(31)
-        out[i] = h
+    """[K] uint64 keys of ``boards [K, BOARD_SIZE] int16`` (:func:`board_key`)."""
+    out = np.empty(boards.shape[0], np.uint64)
+    for i in range(boards.shape[0]):
+        out[i] = board_key(boards[i])
     return out
+
+
+class CacheTable(NamedTuple):
+    """The cache's arrays (module docstring); numba takes the tuple as one argument.
+
+    Fields: keys [C] uint64, values [C] float32, start [C] int64 (arena offset), count [C] int32
+    (legal moves; -1: a free slot), has_moves [C] bool (False: stored by a caller that had only
+    the logits; the arena's moves then mean nothing), index [T] int32, moves / actions [S] int32,
+    logits [S] float32, state [5] int64: the next entry slot, live entries, the arena's next slot,
+    hits, misses.
+    """
+
+    keys: np.ndarray
+    values: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+    has_moves: np.ndarray
+    index: np.ndarray
+    moves: np.ndarray
+    actions: np.ndarray
+    logits: np.ndarray
+    state: np.ndarray
+
+
+def allocate_table(capacity: int) -> CacheTable:
+    """An empty table for ``capacity`` positions (at least one slot, so kernels need no case)."""
+    c = max(int(capacity), 1)
+    t = 1
+    while t < 2 * c:
+        t *= 2
+    s = c * ARENA_MOVES if capacity > 0 else MAX_MOVES
+    return CacheTable(np.zeros(c, np.uint64), np.zeros(c, np.float32), np.zeros(c, np.int64),
+                      np.full(c, -1, np.int32), np.zeros(c, np.bool_), np.full(t, -1, np.int32),
+                      np.empty(s, np.int32),
+                      np.empty(s, np.int32), np.empty(s, np.float32), np.zeros(5, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def find(table: CacheTable, key: np.uint64) -> int:
+    """The entry slot of ``key``, or -1."""
+    index, keys = table.index, table.keys
+    mask = index.shape[0] - 1
+    i = np.int64(key & np.uint64(mask))
+    while index[i] >= 0:
+        if keys[index[i]] == key:
+            return index[i]
+        i = (i + 1) & mask
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _unindex(table: CacheTable, slot: int) -> None:
+    """Take entry ``slot`` out of the index (backward-shift deletion: no tombstones)."""
+    index, keys = table.index, table.keys
+    mask = index.shape[0] - 1
+    i = np.int64(keys[slot] & np.uint64(mask))
+    while index[i] != slot:
+        i = (i + 1) & mask
+    j = i
+    while True:
+        j = (j + 1) & mask
+        if index[j] < 0:
+            break
+        home = np.int64(keys[index[j]] & np.uint64(mask))
+        # index[j] may move to the hole at i when its home is not cyclically in (i, j]
+        if (i <= j and (home <= i or home > j)) or (i > j and home <= i and home > j):
+            index[i] = index[j]
+            i = j
+    index[i] = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_ring(x, lo, hi):
+    """Whether arena offset ``x`` lies in [lo, hi)."""
+    return lo <= x < hi
+
+
+@njit(cache=True, nogil=True)
+def _evict_oldest(table: CacheTable) -> None:
+    state = table.state
+    c = table.keys.shape[0]
+    oldest = (state[_HEAD] - state[_SIZE]) % c
+    _unindex(table, oldest)
+    table.count[oldest] = -1
+    state[_SIZE] -= 1
+
+
+@njit(cache=True, nogil=True)
+def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, actions: np.ndarray,
+           logits: np.ndarray, n: int, has_moves: bool) -> None:
+    """Keep ``key``'s outputs (the first ``n`` moves, action ids and logits; ``has_moves``: the
+    moves are real), dropping the oldest entries as needed; a key already held only gains its
+    moves, if it had none."""
+    held = find(table, key)
+    if held >= 0:
+        if has_moves and not table.has_moves[held]:
+            first = table.start[held]
+            table.moves[first:first + n] = moves[:n]
+            table.has_moves[held] = True
+        return
+    state = table.state
+    c = table.keys.shape[0]
+    s = table.moves.shape[0]
+    if n > s:
+        return  # larger than the whole arena: not kept
+    at = state[_ARENA_HEAD]
+    wrap = at + n > s
+    dst = 0 if wrap else at
+    while state[_SIZE] > 0:  # the oldest go while the ring is full or their moves are in the way
+        oldest = (state[_HEAD] - state[_SIZE]) % c
+        first = table.start[oldest]
+        in_way = _in_ring(first, at, at + n) if not wrap else (_in_ring(first, at, s) or first < n)
+        if state[_SIZE] < c and not in_way:
+            break
+        _evict_oldest(table)
+    slot = state[_HEAD]
+    table.keys[slot] = key
+    table.values[slot] = value
+    table.start[slot] = dst
+    table.count[slot] = n
+    table.has_moves[slot] = has_moves
+    table.moves[dst:dst + n] = moves[:n]
+    table.actions[dst:dst + n] = actions[:n]
+    table.logits[dst:dst + n] = logits[:n]
+    state[_ARENA_HEAD] = dst + n
+    state[_HEAD] = (slot + 1) % c
+    state[_SIZE] += 1
+    index = table.index
+    mask = index.shape[0] - 1
+    i = np.int64(key & np.uint64(mask))
+    while index[i] >= 0:
+        i = (i + 1) & mask
+    index[i] = slot
+
+
+@njit(cache=True, nogil=True)
+def read_into(table: CacheTable, slot: int, moves: np.ndarray, actions: np.ndarray,
+              logits: np.ndarray) -> int:
+    """Copy entry ``slot``'s moves, action ids and logits into the given rows; returns its count."""
+    n = table.count[slot]
+    first = table.start[slot]
+    moves[:n] = table.moves[first:first + n]
+    actions[:n] = table.actions[first:first + n]
+    logits[:n] = table.logits[first:first + n]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _clear(table: CacheTable) -> None:
+    table.index[:] = -1
+    table.count[:] = -1
+    table.has_moves[:] = False
+    table.state[_HEAD] = 0
+    table.state[_SIZE] = 0
+    table.state[_ARENA_HEAD] = 0
+
+
+@njit(cache=True, nogil=True)
+def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled, need_moves):
+    """For each key: its entry copied into row i (``n_legal[i]`` its count), or ``n_legal[i] = -1``
+    (a miss; with ``need_moves`` an entry without moves is one); counts hits and misses. Returns
+    the misses."""
+    misses = 0
+    for i in range(keys.shape[0]):
+        slot = find(table, keys[i]) if enabled else -1
+        if slot >= 0 and need_moves and not table.has_moves[slot]:
+            slot = -1
+        if slot < 0:
+            n_legal[i] = -1
+            misses += 1
+            continue
+        n_legal[i] = read_into(table, slot, moves[i], actions[i], logits[i])
+        values[i] = table.values[slot]
+    table.state[_HITS] += keys.shape[0] - misses
+    table.state[_MISSES] += misses
+    return misses
+
+
+@njit(cache=True, nogil=True)
+def _store_rows(table, keys, rows, logits, values, moves, actions, n_legal, has_moves):
+    for r in rows:
+        insert(table, keys[r], values[r], moves[r], actions[r], logits[r], n_legal[r], has_moves)
 
 
 class EvalCache:
@@ -61,52 +263,56 @@ class EvalCache:
         capacity: most positions kept; 0 = no caching.
 
     Attributes:
+        table: the :class:`CacheTable` (the compiled step reads and writes it directly).
         hits, misses: positions served from the cache and sent to the network.
     """
 
     def __init__(self, capacity: int):
         self.capacity = int(capacity)
-        self._entries: OrderedDict[int, tuple] = OrderedDict()
-        """key -> (logits [n], value, moves [n] or None, action ids [n] or None)"""
-        self.hits = 0
-        self.misses = 0
+        self.table = allocate_table(self.capacity)
         self._buffers: dict[str, np.ndarray] = {}
 
+    @property
+    def hits(self) -> int:
+        return int(self.table.state[_HITS])
+
+    @property
+    def misses(self) -> int:
+        return int(self.table.state[_MISSES])
+
     def __len__(self) -> int:
-        return len(self._entries)
+        return int(self.table.state[_SIZE])
 
     def clear(self) -> None:
-        self._entries.clear()
+        _clear(self.table)
 
     def evaluate(self, evaluate: Callable, obs: dict[str, np.ndarray], boards: np.ndarray,
                  moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``evaluate(obs)`` for the positions ``boards`` (the rows of ``obs``), asking the
         network only for those not cached; returns (logits [K, M] float32, values [K] float32).
         ``moves`` ([K, MAX_MOVES], the encoder's): kept with the new entries, so that
-        :meth:`evaluate_leaves` can serve them without encoding."""
+        :meth:`evaluate_leaves` and the compiled step can serve them without encoding."""
         k, m = obs["legal_src"].shape
-        if self.capacity <= 0:
-            self.misses += k
-            return _as_outputs(evaluate(obs))
-        keys = board_keys(boards).tolist()
-        entries = self._entries
-        found = [entries.get(key) for key in keys]
-        miss = [i for i, e in enumerate(found) if e is None]
-        self.hits += k - len(miss)
-        self.misses += len(miss)
-        if len(miss) == k:
-            logits, values = _as_outputs(evaluate(obs))
-        else:
-            logits = np.full((k, m), NO_LOGIT, np.float32)
-            values = np.zeros(k, np.float32)
-            if miss:
-                sub_logits, values[miss] = _as_outputs(evaluate(_rows(obs, np.asarray(miss))))
-                logits[miss, : sub_logits.shape[1]] = sub_logits
-            for i, e in enumerate(found):
-                if e is not None:
-                    logits[i, : e[0].shape[0]] = e[0]
-                    values[i] = e[1]
-        self._store(keys, miss, logits, values, obs["n_legal"], moves, obs["legal_actions"])
+        keys = board_keys(np.ascontiguousarray(boards))
+        logits = np.full((k, m), NO_LOGIT, np.float32)
+        values = np.zeros(k, np.float32)
+        found_moves = self._buffer("moves", k, MAX_MOVES)
+        found_actions = self._buffer("actions", k, m)
+        n_found = np.zeros(k, np.int32)
+        _lookup_rows(self.table, keys, logits, values, found_moves, found_actions, n_found, self.capacity > 0,
+                     False)
+        miss = np.flatnonzero(n_found < 0)
+        if miss.size == k:
+            logits, values = as_outputs(evaluate(obs))
+        elif miss.size:
+            sub_logits, values[miss] = as_outputs(evaluate(_rows(obs, miss)))
+            logits[miss, : sub_logits.shape[1]] = sub_logits
+        if self.capacity > 0 and miss.size:
+            have = moves is not None
+            moves = np.ascontiguousarray(moves, np.int32) if have else found_moves
+            actions = np.ascontiguousarray(obs["legal_actions"], np.int32)
+            n_legal = obs["n_legal"].astype(np.int32)
+            _store_rows(self.table, keys, miss, logits, values, moves, actions, n_legal, have)
         return logits, values
 
     def evaluate_leaves(self, evaluate: Callable, encode: Callable, boards: np.ndarray, max_legal: int
@@ -117,57 +323,27 @@ class EvalCache:
         encoder (``search.leaves.LeafEncoder.encode``); only each row's first ``n_legal`` moves,
         action ids and logits are meaningful (the rest: padding)."""
         k = boards.shape[0]
-        cached = self.capacity > 0 and k > 0
-        keys = board_keys(boards).tolist() if cached else []
-        found = [self._entries.get(key) for key in keys]
-        miss = [i for i, e in enumerate(found) if e is None or e[2] is None] if cached else list(range(k))
-        self.hits += k - len(miss)
-        self.misses += len(miss)
+        keys = board_keys(np.ascontiguousarray(boards))
+        logits = np.full((k, max_legal), NO_LOGIT, np.float32)
+        values = np.zeros(k, np.float32)
+        moves = np.zeros((k, MAX_MOVES), np.int32)
+        actions = np.full((k, max_legal), -1, np.int32)
+        n_legal = np.zeros(k, np.int32)
+        _lookup_rows(self.table, keys, logits, values, moves, actions, n_legal, self.capacity > 0, True)
+        miss = np.flatnonzero(n_legal < 0)
         seconds = 0.0
-        if len(miss) == k:  # no hit (or no cache): the encoder's arrays as they are
+        if miss.size:
             start = time.perf_counter()
-            obs, moves = encode(boards)
+            obs, miss_moves = encode(boards[miss])
             seconds = time.perf_counter() - start
-            if k:
-                logits, values = _as_outputs(evaluate(obs))
-            else:
-                logits, values = np.zeros((1, max_legal), np.float32), np.zeros(1, np.float32)
-            actions, n_legal = obs["legal_actions"], obs["n_legal"]
-        else:
-            logits = np.full((k, max_legal), NO_LOGIT, np.float32)
-            values = np.zeros(k, np.float32)
-            moves = self._buffer("moves", k, MAX_MOVES)
-            actions = self._buffer("actions", k, max_legal)
-            n_legal = np.zeros(k, np.int32)
-            if miss:
-                rows = np.asarray(miss)
-                start = time.perf_counter()
-                obs, miss_moves = encode(boards[rows])
-                seconds = time.perf_counter() - start
-                sub_logits, values[rows] = _as_outputs(evaluate(obs))
-                logits[rows, : sub_logits.shape[1]] = sub_logits
-                moves[rows] = miss_moves
-                actions[rows] = obs["legal_actions"]
-                n_legal[rows] = obs["n_legal"]
-            for i, e in enumerate(found):
-                if e is not None and e[2] is not None:
-                    n = e[0].shape[0]
-                    logits[i, :n], values[i], moves[i, :n], actions[i, :n] = e
-                    n_legal[i] = n
-        if cached:
-            self._store(keys, miss, logits, values, n_legal, moves, actions)
+            sub_logits, values[miss] = as_outputs(evaluate(obs))
+            logits[miss, : sub_logits.shape[1]] = sub_logits
+            moves[miss] = miss_moves
+            actions[miss] = obs["legal_actions"]
+            n_legal[miss] = obs["n_legal"]
+            if self.capacity > 0:
+                _store_rows(self.table, keys, miss, logits, values, moves, actions, n_legal, True)
         return logits, values, moves, actions, n_legal, seconds
-
-    def _store(self, keys: list, rows: list[int], logits: np.ndarray, values: np.ndarray, n_legal: np.ndarray,
-               moves: np.ndarray | None, actions: np.ndarray) -> None:
-        """New entries for ``rows``, the oldest dropped past the capacity."""
-        entries = self._entries
-        for i in rows:
-            if len(entries) >= self.capacity:
-                entries.popitem(last=False)  # O(1); next(iter(dict)) walks the deleted slots
-            n = n_legal[i]
-            entries[keys[i]] = (logits[i, :n].copy(), float(values[i]),
-                                None if moves is None else moves[i, :n].copy(), actions[i, :n].copy())
 
     def _buffer(self, name: str, rows: int, cols: int) -> np.ndarray:
         """A reused int32 ``[rows, cols]`` array (contents undefined)."""
@@ -198,6 +374,6 @@ def _rows(obs: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]
     return out
 
 
-def _as_outputs(out: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def as_outputs(out: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     logits, values = out
     return np.ascontiguousarray(logits, np.float32), np.ascontiguousarray(values, np.float32)

@@ -38,6 +38,7 @@ orders and re-searched positions skip the network. A new network (``evaluate`` s
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import gumbel
-from .cache import NO_LOGIT, EvalCache
+from .cache import NO_LOGIT, EvalCache, as_outputs
 from .kernels import (
     PARALLEL_MIN_GAMES,
     SelectParams,
@@ -67,21 +68,16 @@ from .leaves import (
     allocate_leaves,
     launching,
     observe_roots,
-    position_key,
-    prove,
-    scan_root,
     tactics_buffers,
 )
+from .roots import DROPPED_FOR_SIZE, KEPT, advance_trees, check_roots, position_keys, root_stats
+from .step import allocate_outputs, gather_leaves, scatter_misses
 from .tree import (
-    LEAF_COLLISION,
-    LEAF_EVAL,
     LEAF_NO_ROOM,
-    LEAF_TERMINAL,
     NO_NODE,
     UNEXPANDED,
     Tree,
     allocate_tree,
-    compact_tree_,
     grow_tree,
     reset_trees_,
 )
@@ -163,7 +159,7 @@ class SearchConfig:
             return self.sims
         return gumbel.halving_schedule(self.sims, min(self.gumbel_m, n_legal))[-1]
 
-    @property
+    @functools.cached_property
     def nodes_per_search(self) -> int:
         """Most nodes one search adds to a tree (one per simulation), plus its root."""
         return max(self.sims_per_search(n) for n in range(1, self.gumbel_m + 1)) + 1
@@ -266,6 +262,8 @@ class BatchedMCTS:
         self.tree: Tree = allocate_tree(batch, config.node_limit, per_search * config.edges_per_node)
         self.root_key = np.full(batch, -1, np.int64)  # position_key of the position each root holds
         self._encoder = LeafEncoder(batch * config.leaves_per_tree, expansions, max_legal)
+        self._outputs = allocate_outputs(batch * config.leaves_per_tree, max_legal)
+        self._counts = np.zeros(2, np.int64)  # a step's performed simulations and collisions
         self._tactics_buf = None  # scratch of the root checks, made on first use
         self.timings = {"tree": 0.0, "env": 0.0, "net": 0.0, "sims": 0, "collisions": 0, "resets": 0}
         """Seconds in tree kernels, leaf encoding and the network; simulations performed;
@@ -294,27 +292,32 @@ class BatchedMCTS:
         self.root_key[idx] = -1
 
     def advance(self, game: int, slot: int, board: np.ndarray, hist: np.ndarray) -> None:
-        """Keep the subtree of the root child at ``slot`` as the next root (tree reuse).
+        """Keep the subtree of the root child at ``slot`` as the next root (tree reuse): game
+        ``game``'s part of :meth:`advance_all`."""
+        slots = np.full(self.B, -1, np.int64)
+        slots[game] = slot
+        boards = np.zeros((self.B, BOARD_SIZE), np.int16)
+        hists = np.zeros((self.B, HIST), np.uint64)
+        boards[game], hists[game] = board, hist
+        self.advance_all(slots, boards, hists)
 
-        ``board``/``hist`` are the position after the move. The tree is compacted to the
-        child's subtree (``search.tree.compact_tree_``: the rest is freed, the child becomes node
-        0); it is dropped when reuse is off, the child was never expanded, or the subtree could
-        not take another search within ``max_nodes``.
+    def advance_all(self, slots: np.ndarray, boards: np.ndarray, hists: np.ndarray) -> None:
+        """In every game whose ``slots[b] >= 0``, keep the subtree of the root child at that slot
+        as the next root (tree reuse); ``boards``/``hists`` [B] are the positions after the moves.
+
+        Each tree is compacted to the child's subtree (``search.tree.compact_tree_``: the rest is
+        freed, the child becomes node 0); it is dropped when reuse is off, the child was never
+        expanded, or the subtree could not take another search within ``max_nodes``.
         """
-        t = self.tree
-        root = t.roots[game]
-        child = NO_NODE
-        if self.config.tree_reuse and 0 <= slot < t.node_count[game, root]:
-            child = int(t.edge_child[game, t.node_first[game, root] + slot])
-        if child == NO_NODE or t.node_count[game, child] == UNEXPANDED:
-            self.reset(np.array([game]))
-            return
-        compact_tree_(t, game, child)
-        if t.n_nodes[game] + self.config.nodes_per_search > self.config.node_limit:
-            self.reset(np.array([game]))
-            self.timings["resets"] += 1
-            return
-        self.root_key[game] = position_key(board, hist)
+        cfg = self.config
+        slots = np.ascontiguousarray(slots, np.int64)
+        status = np.empty(self.B, np.int64)
+        advance_trees(self.tree, slots, cfg.tree_reuse, cfg.node_limit, cfg.nodes_per_search, status)
+        kept = status == KEPT
+        self.root_key[(status >= 0) & ~kept] = -1
+        self.root_key[kept] = position_keys(np.ascontiguousarray(boards[kept], np.int16),
+                                            np.ascontiguousarray(hists[kept], np.uint64))
+        self.timings["resets"] += int((status == DROPPED_FOR_SIZE).sum())
 
     def child_slot(self, game: int, move: int) -> int | None:
         """The root-edge slot of ``move`` in the kept tree of ``game`` (None: not expanded there)."""
@@ -361,7 +364,7 @@ class BatchedMCTS:
         if sims is not None and not 1 <= sims <= self.config.sims:
             raise ValueError(f"sims must be in 1..{self.config.sims} (search.sims), got {sims}")
         rngs = [np.random.default_rng(int(s)) for s in np.asarray(seeds).reshape(B)]
-        keys = np.array([position_key(boards[b], hists[b]) for b in range(B)])
+        keys = position_keys(boards, hists)
         stale = np.flatnonzero(keys != self.root_key)
         if stale.size:
             self.reset(stale)
@@ -396,24 +399,27 @@ class BatchedMCTS:
         noise = np.zeros((B, M), np.float64)
         candidates = np.zeros((B, M), np.int8)
         wins_now = np.zeros((B, M), bool)
+        lost = np.zeros((B, M), bool)
+        for b in np.flatnonzero(fresh):
+            self._expand_root(int(b), int(n_legal[b]), root_moves[at[b]], root_actions[at[b]], logits[b],
+                              float(values[b]))
+        if self._tactics_buf is None:
+            self._tactics_buf = (*tactics_buffers(), np.zeros(M, np.int8))
+        buf, scratch, codes = self._tactics_buf
+        check_roots(t, boards, hists, n_legal, fresh, lost, wins_now, buf, codes, scratch)
+        noisy = add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0
         ends = []
         for b in range(B):
             n = int(n_legal[b])
             if n == 0:
                 ends.append([0])
                 continue
-            if fresh[b]:
-                self._expand_root(b, n, root_moves[at[b]], root_actions[at[b]], logits[b], float(values[b]))
-            root = t.roots[b]
-            first = int(t.node_first[b, root])
-            lost, wins_now[b, :n] = self._root_tactics(boards[b], hists[b], b, root, first, n)
-            if fresh[b] and t.node_visits[b, root] == 1.0 and t.node_proof[b, root] != UNPROVEN:
-                t.node_wsum[b, root] = float(t.node_proof[b, root]) - 2.0  # its first visit: exact
-            self._set_root_priors(b, first, n, rngs[b], add_noise)
+            if noisy and n > 1:
+                self._add_root_noise(b, n, rngs[b])
             if cfg.gumbel:
                 noise[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
                 m = min(cfg.gumbel_m, n)
-                candidates[b, _gumbel_candidates(noise[b, :n] + logits[b, :n], lost, m)] = 1
+                candidates[b, _gumbel_candidates(noise[b, :n] + logits[b, :n], lost[b, :n], m)] = 1
                 ends.append(gumbel.halving_schedule(sims, m))
             else:
                 ends.append([sims])
@@ -468,31 +474,14 @@ class BatchedMCTS:
             t.node_visits[b, root] = 1.0
             t.node_wsum[b, root] = value
 
-    def _set_root_priors(self, b: int, first: int, n: int, rng: np.random.Generator, add_noise: bool) -> None:
-        """The priors PUCT uses at game b's root: the raw priors, mixed with Dirichlet noise in
-        self-play (PUCT only: the Gumbel root explores by its own noise)."""
+    def _add_root_noise(self, b: int, n: int, rng: np.random.Generator) -> None:
+        """Mix Dirichlet noise into the priors PUCT uses at game b's root (self-play; the Gumbel
+        root explores by its own noise)."""
         cfg, t = self.config, self.tree
-        p = t.edge_prior_raw[b, first:first + n].copy()
-        if add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0 and n > 1:
-            noise = rng.dirichlet(np.full(n, cfg.dirichlet_alpha))
-            p = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
-        t.edge_prior[b, first:first + n] = p
-
-    def _root_tactics(self, board: np.ndarray, hist: np.ndarray, b: int, root: int, first: int,
-                      n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The exact one-move checks of game b's root (``scan_root``: wins, moves that lose at
-        once or let the opponent win at once), merged into its edges' proofs, and the root
-        proven from them. Returns [n] bool masks: the moves proven lost, the moves that win at once."""
-        t = self.tree
-        if self._tactics_buf is None:
-            self._tactics_buf = tactics_buffers()
-        codes = np.zeros(n, np.int8)
-        scan_root(board, hist, t.edge_move[b, first:first + n], n, codes, *self._tactics_buf)
-        edges = t.edge_proof[b, first:first + n]
-        np.copyto(edges, codes, where=edges == UNPROVEN)
-        if t.node_proof[b, root] == UNPROVEN:
-            t.node_proof[b, root] = prove(edges, n)
-        return edges == PROVEN_LOSS, codes == PROVEN_WIN
+        first = int(t.node_first[b, t.roots[b]])
+        noise = rng.dirichlet(np.full(n, cfg.dirichlet_alpha))
+        t.edge_prior[b, first:first + n] = (1 - cfg.dirichlet_eps) * t.edge_prior_raw[b, first:first + n] \
+            + cfg.dirichlet_eps * noise
 
     def _proof_plies(self, b: int, node: int) -> int:
         """Plies to the end of game b's proven ``node`` under the tree's best play: a win as fast
@@ -533,8 +522,9 @@ class BatchedMCTS:
         return int(slots[order[0]]), plies[order[0]]
 
     def _step(self, s: _Search, want: np.ndarray) -> None:
-        """One batched simulation step: select ``want[b]`` leaves per game (compiled), encode
-        and evaluate the new ones in one network call, expand and back up (compiled)."""
+        """One batched simulation step: select ``want[b]`` leaves per game (compiled), serve the
+        new ones from the cache or encode and evaluate them in one network call (``search.step``),
+        expand and back up (compiled)."""
         cfg, B, L = self.config, self.B, self.config.leaves_per_tree
         parallel = B >= PARALLEL_MIN_GAMES
         select = select_parallel if parallel else select_serial
@@ -543,43 +533,42 @@ class BatchedMCTS:
         nodes = int(self.tree.n_nodes.max()) + L  # room for L new nodes a game
         if nodes > self.tree.node_capacity:
             self.tree = grow_tree(self.tree, nodes, self.tree.edge_capacity)
-        leaves = s.leaves
+        leaves, out, counts = s.leaves, self._outputs, self._counts
         with launching(parallel):
             select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.candidates)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
             adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
-        need = np.flatnonzero(leaves.status == LEAF_EVAL)
-        leaves.row[:] = -1
-        leaves.row[need] = np.arange(need.size, dtype=np.int32)
-        t1 = time.perf_counter()
-        # Only the leaves the cache does not hold are encoded and evaluated.
-        logits, values, moves, actions, n_legal, encoding = self.cache.evaluate_leaves(
-            self._evaluate, self._encoder.encode, leaves.boards[need], self.max_legal)
-        t3 = time.perf_counter()
-        t2 = t1 + encoding
+        table, cached = self.cache.table, self.cache.capacity > 0
+        counts[:] = 0
+        k = gather_leaves(table, cached, leaves.boards, leaves.status, leaves.row, out, s.sims_done, counts)
+        encoding = net = 0.0
+        if k:  # only the leaves the cache does not hold are encoded and evaluated
+            t1 = time.perf_counter()
+            obs, moves = self._encoder.encode(out.miss_boards[:k])
+            t2 = time.perf_counter()
+            logits, values = as_outputs(self._evaluate(obs))
+            t3 = time.perf_counter()
+            encoding, net = t2 - t1, t3 - t2
+            scatter_misses(table, cached, k, out, logits, values, moves, obs["legal_actions"], obs["n_legal"])
         # Room for the new nodes' edges: the real legal-move counts, known only now.
         if B == 1:
-            edges = int(self.tree.n_edges[0]) + int(n_legal.sum())
+            edges = int(self.tree.n_edges[0]) + int(out.n_legal.sum())
         else:
-            extra = np.bincount(need // L, weights=n_legal, minlength=B).astype(np.int64)
-            edges = int((self.tree.n_edges + extra).max())
+            edges = int((self.tree.n_edges + out.n_legal.reshape(B, L).sum(axis=1)).max())
         if edges > self.tree.edge_capacity:
             self.tree = grow_tree(self.tree, self.tree.node_capacity, edges)
         with launching(parallel):
-            expand_backup(self.tree, leaves, logits, values, moves, actions, n_legal, float(cfg.virtual_loss))
+            expand_backup(self.tree, leaves, out.logits, out.values, out.moves, out.actions, out.n_legal,
+                          float(cfg.virtual_loss))
         _check_room(leaves)
-        t4 = time.perf_counter()
-        status = leaves.status.reshape(B, L)
-        performed = ((status == LEAF_EVAL) | (status == LEAF_TERMINAL)).sum(axis=1)
-        if not performed.any():
+        if not counts[0]:
             raise RuntimeError("search step performed no simulation (a root not expanded?)")
-        s.sims_done += performed
-        self.timings["tree"] += (t1 - t0) + (t4 - t3)
-        self.timings["env"] += t2 - t1
-        self.timings["net"] += t3 - t2
-        self.timings["sims"] += int(performed.sum())
-        self.timings["collisions"] += int((status == LEAF_COLLISION).sum())
+        self.timings["tree"] += time.perf_counter() - t0 - encoding - net
+        self.timings["env"] += encoding
+        self.timings["net"] += net
+        self.timings["sims"] += int(counts[0])
+        self.timings["collisions"] += int(counts[1])
 
     # ----- root statistics, Gumbel halving and move choice --------------------------------------
     def _child_stats(self, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -593,18 +582,16 @@ class BatchedMCTS:
         q = np.where(visits > 0, -wsum / np.maximum(visits, 1e-9), 0.0)
         return visits, q
 
-    def _root_proofs(self, b: int, n: int) -> np.ndarray:
-        """[n] int8 proof codes of game b's root moves (for the root's side to move)."""
-        t = self.tree
-        first = int(t.node_first[b, t.roots[b]])
-        return t.edge_proof[b, first:first + n]
-
     def _sigma(self, s: _Search, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Visits [n] and sigma(completed q) [n] of game b's root actions (v_hat: the network's value)."""
         visits, q = self._child_stats(b, n)
+        return visits, self._sigma_of(s, b, n, visits, q)
+
+    def _sigma_of(self, s: _Search, b: int, n: int, visits: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """sigma(completed q) [n] of game b's root actions from their visits and values."""
         prior = gumbel.softmax(s.root_logits[b, :n])
         completed = gumbel.completed_q(float(s.root_values[b]), prior, visits, q)
-        return visits, gumbel.sigma(completed, visits, self.config.gumbel_c_visit, self.config.gumbel_c_scale)
+        return gumbel.sigma(completed, visits, self.config.gumbel_c_visit, self.config.gumbel_c_scale)
 
     def _halve(self, s: _Search, b: int) -> None:
         """End of a halving phase in game b: keep the better half of its candidates."""
@@ -618,8 +605,7 @@ class BatchedMCTS:
         s.candidates[b, keep] = 1
 
     def _result(self, s: _Search, temperature) -> SearchResult:
-        B, M = self.B, self.max_legal
-        t = self.tree
+        B, M, cfg = self.B, self.max_legal, self.config
         out = SearchResult(
             moves=np.full((B, M), -1, np.int32), actions=np.full((B, M), -1, np.int32),
             visits=np.zeros((B, M), np.float32), policy=np.zeros((B, M), np.float32),
@@ -628,49 +614,54 @@ class BatchedMCTS:
             proof=np.zeros(B, np.int8), move_proof=np.zeros((B, M), np.int8),
             proof_plies=np.full(B, -1, np.int32),
         )
+        q = np.zeros((B, M), np.float64)
+        prior_raw = np.zeros((B, M), np.float32)
+        root_stats(self.tree, s.n_legal, out.moves, out.actions, out.visits, q, out.move_proof, prior_raw,
+                   out.value, out.proof)
+        n = s.n_legal[:, None]
+        legal = np.arange(M)[None] < n
+        allowed = legal & (out.move_proof != PROVEN_LOSS)
+        allowed |= legal & ~allowed.any(axis=1, keepdims=True)  # every move lost: all allowed
         temps = np.broadcast_to(np.asarray(temperature, np.float64), (B,))
-        for b in range(B):
-            n = int(s.n_legal[b])
-            if n == 0:
-                continue
-            root = t.roots[b]
-            first = int(t.node_first[b, root])
-            out.moves[b, :n] = t.edge_move[b, first:first + n]
-            out.actions[b, :n] = t.edge_action[b, first:first + n]
-            out.value[b] = t.node_wsum[b, root] / max(t.node_visits[b, root], 1.0)
-            proofs = self._root_proofs(b, n)
-            out.proof[b] = t.node_proof[b, root]
-            out.move_proof[b, :n] = proofs
-            allowed = proofs != PROVEN_LOSS
-            if not allowed.any():
-                allowed[:] = True
-            if self.config.gumbel:
-                visits, sig = self._sigma(s, b, n)
-                out.visits[b, :n] = visits
-                out.policy[b, :n] = gumbel.improved_policy(s.root_logits[b, :n], sig)
-                alive = np.flatnonzero((s.candidates[b, :n] == 1) & allowed)
-                if not alive.size:
-                    alive = np.flatnonzero(allowed)
-                score = s.gumbel_noise[b, :n] + s.root_logits[b, :n] + sig
-                out.chosen[b] = alive[np.argmax(score[alive])]
-            else:
-                visits, _ = self._child_stats(b, n)
-                out.visits[b, :n] = visits
-                total = visits.sum()
-                out.policy[b, :n] = visits / total if total > 0 else 1.0 / n
-                w = np.where(allowed, visits, 0.0).astype(np.float64)
-                if w.sum() == 0:  # nothing allowed was visited: the best prior among them
-                    w = np.where(allowed, t.edge_prior_raw[b, first:first + n], 0.0).astype(np.float64)
-                if temps[b] <= 1e-6 or visits[allowed].sum() == 0:
-                    out.chosen[b] = int(np.argmax(w))
-                else:
-                    w = w ** (1.0 / temps[b])
-                    out.chosen[b] = int(s.rngs[b].choice(n, p=w / w.sum()))
-            if out.proof[b] in (PROVEN_WIN, PROVEN_LOSS):  # the fastest win, the slowest loss
-                out.chosen[b], out.proof_plies[b] = self._proven_choice(b, int(out.proof[b]), first, n,
-                                                                        out.visits[b, :n], s.wins_now[b, :n])
+        if cfg.gumbel:
+            for b in np.flatnonzero(s.n_legal):
+                self._gumbel_choice(s, out, b, int(s.n_legal[b]), q[b], allowed[b])
+        else:
+            total = out.visits.sum(axis=1, keepdims=True)
+            out.policy[:] = np.where(legal, out.visits / np.where(total > 0, total, 1.0),
+                                     np.where(legal, 1.0 / np.maximum(n, 1), 0.0))
+            self._puct_choice(s, out, allowed, prior_raw, temps)
+        # the fastest win, the slowest loss
+        for b in np.flatnonzero(np.isin(out.proof, (PROVEN_WIN, PROVEN_LOSS))):
+            nb = int(s.n_legal[b])
+            first = int(self.tree.node_first[b, self.tree.roots[b]])
+            out.chosen[b], out.proof_plies[b] = self._proven_choice(int(b), int(out.proof[b]), first, nb,
+                                                                    out.visits[b, :nb], s.wins_now[b, :nb])
         return out
 
+    def _gumbel_choice(self, s: _Search, out: SearchResult, b: int, n: int, q: np.ndarray,
+                       allowed: np.ndarray) -> None:
+        """Game b's improved policy and move: the best surviving candidate by noise + logits + sigma."""
+        sig = self._sigma_of(s, b, n, out.visits[b, :n], q[:n])
+        out.policy[b, :n] = gumbel.improved_policy(s.root_logits[b, :n], sig)
+        ok = allowed[:n]
+        alive = np.flatnonzero((s.candidates[b, :n] == 1) & ok)
+        if not alive.size:
+            alive = np.flatnonzero(ok)
+        score = s.gumbel_noise[b, :n] + s.root_logits[b, :n] + sig
+        out.chosen[b] = alive[np.argmax(score[alive])]
+
+    def _puct_choice(self, s: _Search, out: SearchResult, allowed: np.ndarray, prior_raw: np.ndarray,
+                     temps: np.ndarray) -> None:
+        """Every game's move: the most visited allowed one (the best prior among them when none
+        was visited), or sampled from visits ** (1 / temperature) by the game's own stream."""
+        w = np.where(allowed, out.visits, 0.0).astype(np.float64)
+        unvisited = w.sum(axis=1) == 0
+        w[unvisited] = np.where(allowed[unvisited], prior_raw[unvisited], 0.0)
+        out.chosen[:] = np.where(s.n_legal > 0, np.argmax(w, axis=1), -1)
+        for b in np.flatnonzero((s.n_legal > 0) & (temps > 1e-6) & ~unvisited):
+            wb = w[b, :s.n_legal[b]] ** (1.0 / temps[b])
+            out.chosen[b] = int(s.rngs[b].choice(int(s.n_legal[b]), p=wb / wb.sum()))
 
 def _gumbel_candidates(score: np.ndarray, lost: np.ndarray, m: int) -> np.ndarray:
     """The root slots of the Gumbel candidates: the ``m`` best of ``score`` (noise + logits),

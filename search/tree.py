@@ -149,15 +149,26 @@ def grow_tree(tree: Tree, nodes: int, edges: int) -> Tree:
 
 
 def reset_trees_(tree: Tree, games: np.ndarray) -> None:
-    """Make the trees of ``games`` (int indices) empty again: a lone unexpanded root at ``ROOT``.
+    """Make the trees of ``games`` (int indices) empty again: a lone unexpanded root at ``ROOT``."""
+    for b in np.asarray(games).reshape(-1):
+        reset_tree(tree, int(b))
 
-    Only the root slot is cleared: every other node and edge is rewritten when it is allocated.
-    """
-    tree.roots[games] = ROOT
-    tree.n_nodes[games] = 1
-    tree.n_edges[games] = 0
-    for name, (fill, _) in _NODE_FILL.items():
-        getattr(tree, name)[games, ROOT] = fill
+
+@njit(cache=True, nogil=True)
+def reset_tree(tree: Tree, b: int) -> None:
+    """Game b's tree made empty again: its root slot back to a fresh tree's (``_NODE_FILL``);
+    every other node and edge is rewritten when it is allocated."""
+    tree.roots[b] = ROOT
+    tree.n_nodes[b] = 1
+    tree.n_edges[b] = 0
+    tree.node_parent[b, ROOT] = NO_NODE
+    tree.node_first[b, ROOT] = 0
+    tree.node_count[b, ROOT] = UNEXPANDED
+    tree.node_visits[b, ROOT] = 0.0
+    tree.node_wsum[b, ROOT] = 0.0
+    tree.node_terminal[b, ROOT] = False
+    tree.node_terminal_value[b, ROOT] = 0.0
+    tree.node_proof[b, ROOT] = 0
 
 
 @njit(cache=True, nogil=True)

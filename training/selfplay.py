@@ -172,18 +172,17 @@ class SelfPlay:
                 t.plies.append(int(plies[b]))
         _, _, terminated, truncated, info = env.step(actions)
         finished = []
-        for b in range(B):
-            if terminated[b] or truncated[b]:
-                status = int(info["final_status"][b])
-                last = boards_before[b].copy()
-                play(last, np.zeros(HIST, np.uint64), int(moves[b]))  # the final position
-                if truncated[b]:
-                    status = adjudicate(last, self.config.adjudicate_margin)
-                pressure = (queen_pressure(last, 0), queen_pressure(last, 1))
-                finished.append(self._finish(b, status, bool(truncated[b]), pressure))
-                self.mcts.reset(np.array([b]))
-            else:
-                self.mcts.advance(b, int(slots[b]), env.boards[b], env.hists[b])
+        ended = np.flatnonzero(terminated | truncated)
+        for b in ended:
+            status = int(info["final_status"][b])
+            last = boards_before[b].copy()
+            play(last, np.zeros(HIST, np.uint64), int(moves[b]))  # the final position
+            if truncated[b]:
+                status = adjudicate(last, self.config.adjudicate_margin)
+            pressure = (queen_pressure(last, 0), queen_pressure(last, 1))
+            finished.append(self._finish(int(b), status, bool(truncated[b]), pressure))
+        self.mcts.reset(ended)
+        self.mcts.advance_all(np.where(terminated | truncated, -1, slots), env.boards, env.hists)
         return finished
 
     def _finish(self, b: int, status: int, truncated: bool, pressure: tuple[int, int]) -> FinishedGame:

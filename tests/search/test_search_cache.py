@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hive_env import Game
 from hive_env.board import LAST
@@ -204,3 +205,104 @@ def test_the_search_with_the_cache_equals_the_search_without():
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
     assert results[0][2] == 0 and results[1][2] > 0
+
+
+def _insert_random(table, rng, key: int, n: int) -> tuple:
+    """Insert ``key`` with ``n`` random moves, action ids and logits; returns what was stored."""
+    from search.cache import insert
+
+    moves = rng.integers(0, 1 << 20, n).astype(np.int32)
+    actions = rng.integers(0, 5000, n).astype(np.int32)
+    logits = rng.standard_normal(n).astype(np.float32)
+    value = np.float32(rng.standard_normal())
+    insert(table, np.uint64(key), value, moves, actions, logits, n, True)
+    return moves, actions, logits, value
+
+
+def _read(table, key: int):
+    from search.cache import MAX_MOVES, find, read_into
+
+    slot = find(table, np.uint64(key))
+    if slot < 0:
+        return None
+    moves, actions = np.zeros(MAX_MOVES, np.int32), np.zeros(MAX_MOVES, np.int32)
+    logits = np.zeros(MAX_MOVES, np.float32)
+    n = read_into(table, slot, moves, actions, logits)
+    return moves[:n], actions[:n], logits[:n], table.values[slot]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_table_keeps_a_suffix_of_what_was_inserted_and_every_entry_whole(seed):
+    """Random keys (many sharing an index home, as a small table's do) and move counts around and
+    far above the arena's mean: what is held is always the newest entries, in insertion order,
+    each exactly as stored, and at most ``capacity``; with small entries exactly the last ``capacity``."""
+    from search.cache import ARENA_MOVES, allocate_table
+
+    rng = np.random.default_rng(seed)
+    capacity = int(rng.integers(1, 40))
+    table = allocate_table(capacity)
+    stored, order = {}, []
+    big = seed % 2 == 0  # odd seeds: every entry within the arena's mean
+    for step in range(600):
+        key = int(rng.integers(1, 2**63)) if rng.random() < 0.7 else int(rng.integers(0, 64)) * 2**32
+        if key in stored:  # a key already held is left as it is
+            continue
+        n = int(rng.integers(1, 4 * ARENA_MOVES if big else ARENA_MOVES + 1))
+        stored[key] = _insert_random(table, rng, key, n)
+        order.append(key)
+        held = [k for k in order if _read(table, k) is not None]
+        assert held == order[len(order) - len(held):] and held[-1] == key
+        assert len(held) == int(table.state[1]) <= capacity
+        if not big:
+            assert len(held) == min(capacity, len(order))
+        for k in held[-3:] + held[:2]:
+            got = _read(table, k)
+            for a, b in zip(got, stored[k]):
+                np.testing.assert_array_equal(a, b)
+        for k in order[:len(order) - len(held)]:
+            del stored[k]
+        order = held
+
+
+def test_the_compiled_leaf_pass_gives_each_leaf_what_the_encoder_and_network_give_it():
+    """``search.step``: the leaves of one step, served from the cache or gathered, encoded,
+    evaluated and scattered back, hold the full encoder's moves and action ids and the network's
+    outputs in their own rows; a second pass over the same leaves is all hits; rows that are not
+    ``LEAF_EVAL`` get nothing and only count."""
+    from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
+    from search.leaves import LeafEncoder, allocate_leaves
+    from search.step import allocate_outputs, gather_leaves, scatter_misses
+    from search.tree import LEAF_COLLISION, LEAF_EVAL, LEAF_TERMINAL
+
+    from helpers import real_game_positions
+
+    positions = real_game_positions("Base")[:10]
+    R, L = 12, 3  # 4 games of 3 leaves
+    leaves = allocate_leaves(R)
+    status = [LEAF_EVAL] * 10 + [LEAF_TERMINAL, LEAF_COLLISION]
+    for i in range(R):
+        leaves.boards[i] = positions[min(i, 9)].board
+        leaves.status[i] = status[i]
+    leaves.boards[9] = leaves.boards[2]  # the same position twice in one step
+    cache, out, encoder = EvalCache(100), allocate_outputs(R, MAX_LEGAL), LeafEncoder(R, 0, MAX_LEGAL)
+    obs_ref, moves_ref = observe_batch_with_moves(leaves.boards[:10])
+    logits_ref, values_ref = hashed_evaluate(obs_ref)
+    for rounds in range(2):
+        sims, counts = np.zeros(R // L, np.int64), np.zeros(2, np.int64)
+        k = gather_leaves(cache.table, True, leaves.boards, leaves.status, leaves.row, out, sims, counts)
+        assert k == (10 if rounds == 0 else 0)
+        if k:
+            obs, moves = encoder.encode(out.miss_boards[:k])
+            logits, values = hashed_evaluate(obs)
+            scatter_misses(cache.table, True, k, out, logits, values, moves, obs["legal_actions"], obs["n_legal"])
+        assert sims.tolist() == [3, 3, 3, 2] and counts.tolist() == [11, 1]
+        assert leaves.row.tolist() == list(range(10)) + [-1, -1] and out.n_legal[10:].tolist() == [0, 0]
+        for i in range(10):
+            n = int(obs_ref["n_legal"][i])
+            assert out.n_legal[i] == n
+            np.testing.assert_array_equal(out.moves[i, :n], moves_ref[i, :n])
+            np.testing.assert_array_equal(out.actions[i, :n], obs_ref["legal_actions"][i, :n])
+            np.testing.assert_array_equal(out.logits[i, :n], logits_ref[i, :n])
+            assert out.values[i] == values_ref[i]
+    distinct = len(set(board_keys(leaves.boards[:10]).tolist()))
+    assert distinct < 10 and len(cache) == distinct and cache.hits == 10 and cache.misses == 10

@@ -41,3 +41,31 @@ def test_reset_touches_only_the_given_games():
     reset_trees_(tree, np.array([1]))
     assert tree.roots.tolist() == [2, ROOT, 2] and tree.n_nodes.tolist() == [3, 1, 3]
     assert tree.node_visits[1, ROOT] == 0 and tree.node_visits[0, ROOT] == 7.0
+
+
+def test_a_reset_root_is_a_fresh_trees_root_in_every_node_field():
+    fresh = allocate_tree(2, nodes=4, edges=5)
+    tree = allocate_tree(2, nodes=4, edges=5)
+    rng = np.random.default_rng(1)
+    for name in tree._fields:
+        arr = getattr(tree, name)
+        arr[...] = rng.integers(1, 3, size=arr.shape).astype(arr.dtype)
+    reset_trees_(tree, np.array([0, 1]))
+    for name in ("roots", "n_nodes", "n_edges"):
+        np.testing.assert_array_equal(getattr(tree, name), getattr(fresh, name))
+    for name in tree._fields:
+        if name.startswith("node_"):
+            np.testing.assert_array_equal(getattr(tree, name)[:, ROOT], getattr(fresh, name)[:, ROOT], err_msg=name)
+
+
+def test_the_batched_position_keys_are_the_single_ones():
+    from hive_env import Game
+    from search.leaves import position_key
+    from search.roots import position_keys
+
+    from helpers import GAME_TYPES, real_game_positions
+
+    games = [g for t in GAME_TYPES for g in real_game_positions(t)[:3]] + [Game("Base")]
+    boards = np.stack([g.board for g in games])
+    hists = np.stack([g.hist for g in games])
+    assert position_keys(boards, hists).tolist() == [position_key(b, h) for b, h in zip(boards, hists)]
