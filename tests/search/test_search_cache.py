@@ -243,7 +243,7 @@ def test_the_table_keeps_a_suffix_of_what_was_inserted_and_every_entry_whole(see
     table = allocate_table(capacity)
     stored, order = {}, []
     big = seed % 2 == 0  # odd seeds: every entry within the arena's mean
-    for step in range(600):
+    for _ in range(600):
         key = int(rng.integers(1, 2**63)) if rng.random() < 0.7 else int(rng.integers(0, 64)) * 2**32
         if key in stored:  # a key already held is left as it is
             continue
@@ -257,7 +257,7 @@ def test_the_table_keeps_a_suffix_of_what_was_inserted_and_every_entry_whole(see
             assert len(held) == min(capacity, len(order))
         for k in held[-3:] + held[:2]:
             got = _read(table, k)
-            for a, b in zip(got, stored[k]):
+            for a, b in zip(got, stored[k], strict=True):
                 np.testing.assert_array_equal(a, b)
         for k in order[:len(order) - len(held)]:
             del stored[k]
@@ -294,7 +294,8 @@ def test_the_compiled_leaf_pass_gives_each_leaf_what_the_encoder_and_network_giv
         if k:
             obs, moves = encoder.encode(out.miss_boards[:k])
             logits, values = hashed_evaluate(obs)
-            scatter_misses(cache.table, True, k, out, logits, values, moves, obs["legal_actions"], obs["n_legal"])
+            scatter_misses(cache.table, True, k, out, logits, values, moves, obs["legal_actions"],
+                           obs["n_legal"])
         assert sims.tolist() == [3, 3, 3, 2] and counts.tolist() == [11, 1]
         assert leaves.row.tolist() == list(range(10)) + [-1, -1] and out.n_legal[10:].tolist() == [0, 0]
         for i in range(10):

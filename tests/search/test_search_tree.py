@@ -55,7 +55,8 @@ def test_a_reset_root_is_a_fresh_trees_root_in_every_node_field():
         np.testing.assert_array_equal(getattr(tree, name), getattr(fresh, name))
     for name in tree._fields:
         if name.startswith("node_"):
-            np.testing.assert_array_equal(getattr(tree, name)[:, ROOT], getattr(fresh, name)[:, ROOT], err_msg=name)
+            np.testing.assert_array_equal(getattr(tree, name)[:, ROOT], getattr(fresh, name)[:, ROOT],
+                                          err_msg=name)
 
 
 def test_the_batched_position_keys_are_the_single_ones():
@@ -68,4 +69,5 @@ def test_the_batched_position_keys_are_the_single_ones():
     games = [g for t in GAME_TYPES for g in real_game_positions(t)[:3]] + [Game("Base")]
     boards = np.stack([g.board for g in games])
     hists = np.stack([g.hist for g in games])
-    assert position_keys(boards, hists).tolist() == [position_key(b, h) for b, h in zip(boards, hists)]
+    singles = [position_key(b, h) for b, h in zip(boards, hists, strict=True)]
+    assert position_keys(boards, hists).tolist() == singles
