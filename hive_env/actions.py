@@ -119,7 +119,13 @@ def encode_move(board: np.ndarray, move: int) -> int:
     n = N_GAME_PIECES[exp]
     if move == PASS:
         return n * n * N_POS
-    mover = board[PLY] & 1
+    return action_of(board, move, exp, n, board[PLY] & 1)
+
+
+@njit(cache=True, inline="always")
+def action_of(board: np.ndarray, move: int, exp: int, n: int, mover: int) -> int:
+    """:func:`encode_move` of a non-pass ``move``, given the game type ``exp``, its piece count
+    ``n = N_GAME_PIECES[exp]`` and the side to move (loops over moves compute them once)."""
     p = move_piece(move)
     dest = move_dest(move)
     ref = board[TOP + dest]
@@ -295,6 +301,7 @@ __all__ = [
     "ON_TOP",
     "action_space_size",
     "action_to_move",
+    "action_of",
     "action_to_string",
     "decode_action",
     "encode_move",

@@ -111,6 +111,16 @@ def height(board: np.ndarray, h: int) -> int:
     return 0 if t < 0 else board[LEVEL + t] + 1
 
 
+@njit(cache=True, inline="always")
+def occupied_dirs(board: np.ndarray, h: int) -> int:
+    """6-bit mask of the occupied neighbours of hex ``h`` (bit d: direction d)."""
+    occ = 0
+    for d in range(6):
+        if board[TOP + NEIGH[h, d]] >= 0:
+            occ |= 1 << d
+    return occ
+
+
 @njit(cache=True)
 def is_surrounded(board: np.ndarray, h: int) -> bool:
     for d in range(6):

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .actions import N_GAME_PIECES, REL_PIECE, encode_move, num_actions, transform_actions
+from .actions import N_GAME_PIECES, N_POS, REL_PIECE, action_of, num_actions, transform_actions
 from .board import (
     BELOW,
     BOARD_SIZE,
@@ -43,8 +43,8 @@ from .pieces import (
     PIECES_PER_COLOUR,
     bug_in_game,
 )
-from .pinned import articulation_hexes
-from .rules import MAX_MOVES, generate_moves
+from .pinned import articulation_pieces
+from .rules import MAX_MOVES, generate_moves_pinned, new_move_scratch
 from .symmetry import DIR_MAPS, HEX_MAPS
 
 ENCODING_VERSION = 3
@@ -203,27 +203,43 @@ def encode_into(board, b, obs, moves, node_of_hex, pinned):
     :class:`ObsArrays`); return 0 or the first ``ERR_*`` code.
 
     ``moves`` [MAX_MOVES] int32 receives the legal moves (slot m <-> legal_actions[b, m]);
-    ``node_of_hex`` [1024] int16 must be all -1 and ``pinned`` [1024] bool all False on
-    entry; both are restored on return. ``board`` is restored too.
+    ``node_of_hex`` [1024] int16 must be all -1 on entry and is restored on return, as is
+    ``board``. ``pinned`` is no longer read (callers' signature). Allocates the move generator's
+    work arrays: loops over many boards call :func:`encode_row` with one ``MoveScratch``.
     """
-    _clear_row(obs, b)
+    return encode_row(board, b, obs, moves, node_of_hex, new_move_scratch(), False)
+
+
+@njit(cache=True, nogil=True)
+def encode_row(board, b, obs, moves, node_of_hex, scratch, reuse):
+    """:func:`encode_into` with caller-owned work arrays: ``scratch`` a ``rules.MoveScratch``.
+
+    ``reuse`` False: the row is reset to padding first (exact whatever it held). True: only
+    the entries the row's previous encoding wrote are reset (bounded by its ``n_nodes`` and
+    ``n_legal``), which is exact only while the row holds padding or exactly what the last
+    encode into it wrote (see :func:`encode_games`).
+    """
+    if reuse:
+        _clear_used(obs, b)
+    else:
+        _clear_row(obs, b)
     me = np.int64(board[PLY]) & 1
     first_stack = 2 * _N_KINDS[board[EXPANSIONS]]
     reserve_own, reserve_opp = _reserve_nodes(board, obs, b, me)
-    articulation_hexes(board, pinned)
-    stack_end = _stack_nodes(board, obs, b, me, first_stack, node_of_hex, pinned)
+    articulation_pieces(board, scratch.pinned, scratch.work)
+    stack_end = _stack_nodes(board, obs, b, me, first_stack, node_of_hex, scratch.pinned)
     err = 0
     if stack_end == first_stack:  # empty board
         n_nodes = _origin_node(obs, b, stack_end, node_of_hex)
     else:
         n_nodes, err = _frontier_nodes(board, obs, b, first_stack, stack_end, node_of_hex)
         _cell_features(board, obs, b, me, first_stack, stack_end, n_nodes, node_of_hex)
-    n_legal, err_moves = _legal_moves(board, obs, b, moves, node_of_hex)
+    n_legal, err_moves = _legal_moves(board, obs, b, moves, node_of_hex, scratch)
     _global_features(board, obs.global_feat[b], reserve_own, reserve_opp)
     obs.n_nodes[b] = n_nodes
     obs.n_legal[b] = n_legal
     obs.current_player[b] = me
-    _restore_scratch(obs.node_hex[b], first_stack, n_nodes, node_of_hex, pinned)
+    _restore_scratch(obs.node_hex[b], first_stack, n_nodes, node_of_hex)
     return err if err != 0 else err_moves
 
 
@@ -240,6 +256,28 @@ def _clear_row(obs, b):
     obs.legal_actions[b, :] = -1
     obs.legal_src[b, :] = -1
     obs.legal_dst[b, :] = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _clear_used(obs, b):
+    """:func:`_clear_row` for a row that holds padding or exactly what an encode wrote: only
+    its first ``n_nodes`` nodes, first ``n_legal`` slots and the mask bits they set."""
+    nn = obs.n_nodes[b]
+    obs.node_feat[b, :nn, :] = 0.0
+    obs.node_type[b, :nn] = NODE_PAD
+    obs.neighbours[b, :nn, :] = -1
+    obs.node_mask[b, :nn] = False
+    obs.node_hex[b, :nn] = -1
+    obs.global_feat[b, :] = 0.0
+    nl = obs.n_legal[b]
+    A = obs.legal_mask.shape[1]
+    for m in range(min(nl, obs.legal_actions.shape[1])):
+        a = obs.legal_actions[b, m]
+        if 0 <= a < A:
+            obs.legal_mask[b, a] = False
+    obs.legal_actions[b, :nl] = -1
+    obs.legal_src[b, :nl] = -1
+    obs.legal_dst[b, :nl] = -1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -301,7 +339,7 @@ def _stack_nodes(board, obs, b, me, first, node_of_hex, pinned):
     """Stack nodes from index ``first``, one per occupied hex, in relative order of the top
     tile (the mover's tiles first); returns the index after the last.
 
-    ``pinned`` holds ``articulation_hexes`` of the board.
+    ``pinned`` [N_PIECES] holds ``articulation_pieces`` of the board.
     """
     exp = board[EXPANSIONS]
     nn = first
@@ -311,15 +349,15 @@ def _stack_nodes(board, obs, b, me, first, node_of_hex, pinned):
         if h < 0 or board[TOP + h] != p:
             continue
         _new_hex_node(obs, b, nn, NODE_STACK, h, node_of_hex)
-        _stack_features(board, obs.node_feat[b, nn], p, me, pinned[h])
+        _stack_features(board, obs.node_feat[b, nn], p, me, pinned[p])
         nn += 1
     return nn
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _stack_features(board, f, p, me, pinned):
-    """Features of the stack topped by tile ``p`` into ``f`` [F]; ``pinned``: its hex is
-    an articulation point of the hive."""
+    """Features of the stack topped by tile ``p`` into ``f`` [F]; ``pinned``: ``p`` is a
+    ground tile whose hex is an articulation point of the hive."""
     f[F_BUG + PIECE_BUG[p]] = 1.0
     f[F_OWN + (0 if PIECE_COLOUR[p] == me else 1)] = 1.0
     height = board[LEVEL + p] + 1
@@ -430,26 +468,36 @@ def _placement_flags(f, occ, own_tops, opp_tops, own_in_play, opp_in_play):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _legal_moves(board, obs, b, moves, node_of_hex):
+def _legal_moves(board, obs, b, moves, node_of_hex, scratch):
     """The legal moves into ``moves``, their action ids, source and destination nodes into
-    row ``b``, and the MOVES_FROM / MOVES_TO counts of the nodes.
+    row ``b``, and the MOVES_FROM / MOVES_TO counts of the nodes (``scratch.pinned`` holds
+    articulation_pieces of the board).
 
     Returns (the number of legal slots, the first ``ERR_*`` code or 0).
     """
-    exp = board[EXPANSIONS]
+    exp = np.int64(board[EXPANSIONS])
+    n_pieces = N_GAME_PIECES[exp]
+    mover = np.int64(board[PLY]) & 1
     feat = obs.node_feat[b]
+    mask = obs.legal_mask[b]
+    actions = obs.legal_actions[b]
+    legal_src = obs.legal_src[b]
+    legal_dst = obs.legal_dst[b]
     err = 0
-    nm = generate_moves(board, moves)
-    if nm > obs.legal_actions.shape[1]:
+    nm = generate_moves_pinned(board, moves, scratch)
+    if nm > actions.shape[0]:
         err = ERR_TOO_MANY_MOVES
-        nm = obs.legal_actions.shape[1]
+        nm = actions.shape[0]
     for m in range(nm):
         mv = moves[m]
-        a = encode_move(board, mv)
-        obs.legal_mask[b, a] = True
-        obs.legal_actions[b, m] = a
         if mv == PASS:
+            a = n_pieces * n_pieces * N_POS
+            mask[a] = True
+            actions[m] = a
             continue
+        a = action_of(board, mv, exp, n_pieces, mover)
+        mask[a] = True
+        actions[m] = a
         p = move_piece(mv)
         ph = board[POS + p]
         src = BUG_KIND[exp, PIECE_BUG[p]] if ph < 0 else node_of_hex[ph]
@@ -458,8 +506,8 @@ def _legal_moves(board, obs, b, moves, node_of_hex):
             if err == 0:
                 err = ERR_UNMAPPED_MOVE
             continue
-        obs.legal_src[b, m] = src
-        obs.legal_dst[b, m] = dst
+        legal_src[m] = src
+        legal_dst[m] = dst
         feat[src, F_MOVES_FROM] += MOVES_SCALE
         feat[dst, F_MOVES_TO] += MOVES_SCALE
     return nm, err
@@ -502,13 +550,11 @@ def _global_features(board, gf, reserve_own, reserve_opp):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _restore_scratch(node_hex, first, end, node_of_hex, pinned):
-    """Reset the scratch entries of the hex nodes ``first .. end-1`` (``node_hex`` [N]):
-    ``node_of_hex`` back to -1, ``pinned`` back to False (pinned hexes are all stacks)."""
+def _restore_scratch(node_hex, first, end, node_of_hex):
+    """Reset the ``node_of_hex`` entries of the hex nodes ``first .. end-1`` (``node_hex`` [N])
+    back to -1."""
     for node in range(first, end):
-        h = node_hex[node]
-        node_of_hex[h] = -1
-        pinned[h] = False
+        node_of_hex[node_hex[node]] = -1
 
 
 CHUNK = 8
@@ -516,20 +562,27 @@ CHUNK = 8
 
 
 @njit(cache=True, nogil=True)
-def encode_games(boards, obs, moves, errors, lo, hi):
-    """``encode_into`` for games ``lo .. hi-1`` on the calling thread, with one scratch."""
+def encode_games(boards, obs, moves, errors, lo, hi, reuse=False):
+    """``encode_into`` for games ``lo .. hi-1`` on the calling thread, with one scratch.
+
+    ``reuse`` True clears only what the previous encode of each row wrote (:func:`encode_row`):
+    the same arrays as with False provided rows ``lo .. hi-1`` of ``obs`` hold padding (fresh
+    from :func:`allocate_observation`) or exactly what the last ``encode_*`` call into them
+    wrote, nothing else having written there since (buffers private to their encoder).
+    """
     node_of_hex = np.full(N_HEX, -1, dtype=np.int16)
-    pinned = np.zeros(N_HEX, dtype=np.bool_)
+    scratch = new_move_scratch()
     for b in range(lo, hi):
-        errors[b] = encode_into(boards[b], b, obs, moves[b], node_of_hex, pinned)
+        errors[b] = encode_row(boards[b], b, obs, moves[b], node_of_hex, scratch, reuse)
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def encode_batch_kernel(boards, obs, moves, errors):
-    """``encode_into`` for every game of a batch, in parallel over chunks of games."""
+def encode_batch_kernel(boards, obs, moves, errors, reuse=False):
+    """``encode_into`` for every game of a batch, in parallel over chunks of games
+    (``reuse`` as in :func:`encode_games`)."""
     B = boards.shape[0]
     for c in prange((B + CHUNK - 1) // CHUNK):
-        encode_games(boards, obs, moves, errors, c * CHUNK, min(B, (c + 1) * CHUNK))
+        encode_games(boards, obs, moves, errors, c * CHUNK, min(B, (c + 1) * CHUNK), reuse)
 
 
 _ERR_TEXT = {

@@ -9,6 +9,9 @@ Sliding (docs/rules.md, freedom to move)::
        L   D          a ground step h -> D is legal iff D is empty and exactly one of the
      h   R            flanks L, R is occupied: both = a gate, neither = losing contact.
 
+The ground sliders (queen, pillbug, spider, ant) read a cell's six neighbours once, as a
+6-bit occupancy mask, and take the directions they may slide in from :data:`SLIDES`.
+
 Steps at height (beetle, mosquito on top, ladybug, pillbug throws) are blocked when both
 flanks are taller than both the origin (tile lifted) and the destination stack.
 """
@@ -18,9 +21,31 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import LEVEL, TOP, move_of
+from .board import LEVEL, TOP, move_of, occupied_dirs
 from .grid import NEIGH
 from .pieces import ANT, BEETLE, GRASSHOPPER, LADYBUG, PILLBUG, QUEEN, SPIDER
+
+
+def _build_slides() -> np.ndarray:
+    table = np.zeros(64, dtype=np.int64)
+    for occ in range(64):
+        for d in range(6):
+            left = (occ >> ((d + 5) % 6)) & 1
+            right = (occ >> ((d + 1) % 6)) & 1
+            if not (occ >> d) & 1 and left != right:
+                table[occ] |= 1 << d
+    return table
+
+
+SLIDES = _build_slides()
+"""[64] int: for the occupancy mask of a cell's neighbours (bit d: direction d occupied), the
+mask of the directions a ground slide from the cell may take (the rule of :func:`can_slide`)."""
+
+
+@njit(cache=True, inline="always")
+def slide_dirs(board: np.ndarray, h: int) -> int:
+    """Mask of the directions a ground slide from ``h`` may take (mover lifted)."""
+    return SLIDES[occupied_dirs(board, h)]
 
 
 @njit(cache=True, inline="always")
@@ -67,8 +92,9 @@ def _emit(piece: int, dst: int, marks: np.ndarray, stamp: int, out: np.ndarray, 
 @njit(cache=True)
 def gen_slide1(board, piece, src, marks, stamp, out, n):
     """Queen (and pillbug) movement: exactly one slide."""
+    m = slide_dirs(board, src)
     for d in range(6):
-        if can_slide(board, src, d):
+        if (m >> d) & 1:
             n = _emit(piece, NEIGH[src, d], marks, stamp, out, n)
     return n
 
@@ -76,18 +102,21 @@ def gen_slide1(board, piece, src, marks, stamp, out, n):
 @njit(cache=True)
 def gen_spider(board, piece, src, marks, stamp, out, n):
     """Exactly three slides, never entering a cell twice."""
+    m1 = slide_dirs(board, src)
     for d1 in range(6):
-        if not can_slide(board, src, d1):
+        if not (m1 >> d1) & 1:
             continue
         c1 = NEIGH[src, d1]
+        m2 = slide_dirs(board, c1)
         for d2 in range(6):
-            if not can_slide(board, c1, d2):
+            if not (m2 >> d2) & 1:
                 continue
             c2 = NEIGH[c1, d2]
             if c2 == src:
                 continue
+            m3 = slide_dirs(board, c2)
             for d3 in range(6):
-                if not can_slide(board, c2, d3):
+                if not (m3 >> d3) & 1:
                     continue
                 c3 = NEIGH[c2, d3]
                 if c3 == c1 or c3 == src:
@@ -106,8 +135,9 @@ def gen_ant(board, piece, src, marks, stamp, out, n, seen, seen_stamp, queue):
     while head < tail:
         c = queue[head]
         head += 1
+        m = slide_dirs(board, c)
         for d in range(6):
-            if can_slide(board, c, d):
+            if (m >> d) & 1:
                 nx = NEIGH[c, d]
                 if seen[nx] != seen_stamp:
                     seen[nx] = seen_stamp

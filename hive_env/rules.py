@@ -8,6 +8,8 @@ kind, cell); a lone ``PASS`` when nothing else is legal; nothing once the game i
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -32,28 +34,62 @@ from .pieces import (
     BUG_FIRST_SLOT,
     MOSQUITO,
     N_BUGS,
+    N_PIECES,
     PIECE_BUG,
     PIECE_COLOUR,
     PIECES_PER_COLOUR,
     PILLBUG,
     QUEEN,
 )
-from .pinned import articulation_hexes
+from .pinned import N_WORK, articulation_pieces
 
 MAX_MOVES = 1024
 """Capacity of a move buffer; far above the most moves any Hive position has (~300)."""
 
 _EXP_BIT = np.array([0, 0, 0, 0, 0, 1, 2, 4], dtype=np.int64)
 
+STAMPS_PER_CALL = PIECES_PER_COLOUR + 1
+"""Stamps one generation uses: one for the placement cells, one per tile of the mover."""
+STAMP_LIMIT = 1 << 30
+"""A :class:`MoveScratch` whose stamp passes this restarts from 0 (its marks cleared)."""
 
-@njit(cache=True)
-def _gen_placements(board, colour, ply, out, n, marks):
-    """Placements: bug kinds allowed this turn x cells allowed for this colour."""
-    turn = ply // 2 + 1
+
+class MoveScratch(NamedTuple):
+    """Caller-owned work arrays of :func:`generate_moves_with` (numba passes this tuple of
+    arrays as one argument). Make one with :func:`new_move_scratch`; reuse it for any number
+    of positions, one generation at a time. The marks are stamp-based, so nothing is cleared
+    between positions; contents other than ``stamp`` mean nothing to the caller."""
+
+    marks: np.ndarray  # [N_HEX] int32: stamp of a destination emitted / a placement cell seen
+    seen: np.ndarray  # [N_HEX] int32: stamp of a cell reached by an ant's flood fill
+    cells: np.ndarray  # [N_HEX] int16: placement cells, then an ant's flood-fill queue
+    kinds: np.ndarray  # [N_BUGS] int64: the next tile of each bug kind placeable
+    pinned: np.ndarray  # [N_PIECES] bool: articulation_pieces of the position
+    work: np.ndarray  # [N_WORK] int64: articulation_pieces' scratch
+    stamp: np.ndarray  # [1] int64: the last stamp used
+
+
+@njit(cache=True, nogil=True)
+def new_move_scratch() -> MoveScratch:
+    """A fresh :class:`MoveScratch` (callable from Python and from compiled code)."""
+    return MoveScratch(
+        np.zeros(N_HEX, dtype=np.int32),
+        np.zeros(N_HEX, dtype=np.int32),
+        np.empty(N_HEX, dtype=np.int16),
+        np.empty(N_BUGS, dtype=np.int64),
+        np.zeros(N_PIECES, dtype=np.bool_),
+        np.empty(N_WORK, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _placeable_kinds(board, colour, turn, kinds):
+    """The next reserve tile of each bug kind ``colour`` may place this turn into ``kinds``;
+    returns how many."""
     base = colour * PIECES_PER_COLOUR
     queen_in = board[POS + base] >= 0
     exp = board[EXPANSIONS]
-    kinds = np.empty(N_BUGS, dtype=np.int64)
     nk = 0
     for bug in range(N_BUGS):
         if _EXP_BIT[bug] != 0 and (exp & _EXP_BIT[bug]) == 0:
@@ -68,42 +104,56 @@ def _gen_placements(board, colour, ply, out, n, marks):
                 kinds[nk] = p
                 nk += 1
                 break
+    return nk
+
+
+@njit(cache=True, nogil=True)
+def _placement_cells(board, colour, cells, marks, stamp):
+    """Empty cells ``colour`` may place on (ply > 0), in order of discovery, into ``cells``;
+    returns how many. ``marks`` cells already seen carry ``stamp``."""
+    base = colour * PIECES_PER_COLOUR
+    own_in_play = False
+    for i in range(PIECES_PER_COLOUR):
+        if board[POS + base + i] >= 0:
+            own_in_play = True
+            break
+    nc = 0
+    for p in range(2 * PIECES_PER_COLOUR):
+        h = board[POS + p]
+        if h < 0 or board[TOP + h] != p:
+            continue
+        if own_in_play and PIECE_COLOUR[p] != colour:
+            continue
+        for d in range(6):
+            c = NEIGH[h, d]
+            if board[TOP + c] >= 0 or marks[c] == stamp:
+                continue
+            marks[c] = stamp
+            ok = True
+            if own_in_play:
+                for d2 in range(6):
+                    t = board[TOP + NEIGH[c, d2]]
+                    if t >= 0 and PIECE_COLOUR[t] != colour:
+                        ok = False
+                        break
+            if ok:
+                cells[nc] = c
+                nc += 1
+    return nc
+
+
+@njit(cache=True, nogil=True)
+def _gen_placements(board, colour, ply, out, n, kinds, cells, marks, stamp):
+    """Placements: bug kinds allowed this turn x cells allowed for this colour (work arrays
+    of a MoveScratch)."""
+    nk = _placeable_kinds(board, colour, ply // 2 + 1, kinds)
     if nk == 0:
         return n
-    cells = np.empty(N_HEX, dtype=np.int64)
-    nc = 0
     if ply == 0:
         cells[0] = ORIGIN
         nc = 1
     else:
-        own_in_play = False
-        for i in range(PIECES_PER_COLOUR):
-            if board[POS + base + i] >= 0:
-                own_in_play = True
-                break
-        for p in range(2 * PIECES_PER_COLOUR):
-            h = board[POS + p]
-            if h < 0 or board[TOP + h] != p:
-                continue
-            if own_in_play and PIECE_COLOUR[p] != colour:
-                continue
-            for d in range(6):
-                c = NEIGH[h, d]
-                if board[TOP + c] >= 0 or marks[c] == 1:
-                    continue
-                marks[c] = 1
-                ok = True
-                if own_in_play:
-                    for d2 in range(6):
-                        t = board[TOP + NEIGH[c, d2]]
-                        if t >= 0 and PIECE_COLOUR[t] != colour:
-                            ok = False
-                            break
-                if ok:
-                    cells[nc] = c
-                    nc += 1
-        for i in range(nc):
-            marks[cells[i]] = 0
+        nc = _placement_cells(board, colour, cells, marks, stamp)
     for k in range(nk):
         for i in range(nc):
             if n < out.shape[0]:
@@ -112,7 +162,7 @@ def _gen_placements(board, colour, ply, out, n, marks):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _neighbour_has_pillbug(board, h):
     for d in range(6):
         t = board[TOP + NEIGH[h, d]]
@@ -121,13 +171,14 @@ def _neighbour_has_pillbug(board, h):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
-    """Pillbug power from ``thrower_hex``: adjacent unstacked tiles over it to its empty neighbours."""
+    """Pillbug power from ``thrower_hex``: adjacent unstacked tiles over it to its empty neighbours
+    (``pinned``: articulation_pieces)."""
     for dt in range(6):
         t = NEIGH[thrower_hex, dt]
         piece = board[TOP + t]
-        if piece < 0 or board[LEVEL + piece] != 0 or piece == last or pinned[t]:
+        if piece < 0 or board[LEVEL + piece] != 0 or piece == last or pinned[piece]:
             continue
         board[TOP + t] = -1  # lift the thrown tile
         if can_step(board, t, (dt + 3) % 6):
@@ -148,46 +199,48 @@ def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
     return n
 
 
-@njit(cache=True)
-def _gen_movements(board, colour, out, n):
-    """Movements of the side to move's tiles, then pillbug (and mosquito) throws."""
+@njit(cache=True, nogil=True)
+def _gen_mosquito(board, p, src, marks, seen, queue, stamp, out, n):
+    """A ground mosquito (lifted): the movement of each bug kind it touches, once per kind."""
+    done = np.int64(1) << MOSQUITO
+    for d in range(6):
+        t = board[TOP + NEIGH[src, d]]
+        if t < 0:
+            continue
+        nb = PIECE_BUG[t]
+        if done & (np.int64(1) << nb):
+            continue
+        done |= np.int64(1) << nb
+        n = gen_bug(board, nb, p, src, marks, stamp, out, n, seen, stamp, queue)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _gen_movements(board, colour, out, n, pinned, marks, seen, queue, stamp):
+    """Movements of the side to move's tiles, then pillbug (and mosquito) throws; tile ``i``
+    of the mover marks with ``stamp + i``; ``pinned`` holds articulation_pieces (the other
+    arrays: those of a MoveScratch)."""
     first_move = n
     base = colour * PIECES_PER_COLOUR
     last = board[LAST]
-    pinned = np.zeros(N_HEX, dtype=np.bool_)
-    articulation_hexes(board, pinned)
-    marks = np.zeros(N_HEX, dtype=np.int32)
-    seen = np.zeros(N_HEX, dtype=np.int32)
-    queue = np.empty(N_HEX, dtype=np.int64)
-    stamp = 0
     for i in range(PIECES_PER_COLOUR):
         p = base + i
         src = board[POS + p]
         if src < 0 or board[TOP + src] != p or p == last:
             continue
         on_top = board[LEVEL + p] > 0
-        if not on_top and pinned[src]:
+        if not on_top and pinned[p]:
             continue
         bug = PIECE_BUG[p]
-        stamp += 1
+        s = stamp + i
         board[TOP + src] = board[BELOW + p]  # lift
         if bug == MOSQUITO:
             if on_top:
-                n = gen_beetle(board, p, src, marks, stamp, out, n)
+                n = gen_beetle(board, p, src, marks, s, out, n)
             else:
-                done = np.zeros(N_BUGS, dtype=np.bool_)
-                done[MOSQUITO] = True
-                for d in range(6):
-                    t = board[TOP + NEIGH[src, d]]
-                    if t < 0:
-                        continue
-                    nb = PIECE_BUG[t]
-                    if done[nb]:
-                        continue
-                    done[nb] = True
-                    n = gen_bug(board, nb, p, src, marks, stamp, out, n, seen, stamp, queue)
+                n = _gen_mosquito(board, p, src, marks, seen, queue, s, out, n)
         else:
-            n = gen_bug(board, bug, p, src, marks, stamp, out, n, seen, stamp, queue)
+            n = gen_bug(board, bug, p, src, marks, s, out, n, seen, s, queue)
         board[TOP + src] = p  # put back
     for i in range(PIECES_PER_COLOUR):
         p = base + i
@@ -203,7 +256,48 @@ def _gen_movements(board, colour, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _generate(board, out, scratch, have_pinned):
+    """:func:`generate_moves` with ``scratch``; ``have_pinned``: ``scratch.pinned`` already
+    holds articulation_pieces of ``board``."""
+    if board[STATUS] != IN_PROGRESS:
+        return 0
+    marks, seen, cells, pinned = scratch.marks, scratch.seen, scratch.cells, scratch.pinned
+    stamps = scratch.stamp
+    stamp = stamps[0]
+    if stamp > STAMP_LIMIT:
+        marks[:] = 0
+        seen[:] = 0
+        stamp = 0
+    stamps[0] = stamp + STAMPS_PER_CALL
+    ply = np.int64(board[PLY])
+    colour = ply & 1
+    n = _gen_placements(board, colour, ply, out, 0, scratch.kinds, cells, marks, stamp + 1)
+    if board[POS + colour * PIECES_PER_COLOUR] >= 0:
+        if not have_pinned:
+            articulation_pieces(board, pinned, scratch.work)
+        n = _gen_movements(board, colour, out, n, pinned, marks, seen, cells, stamp + 2)
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def generate_moves_with(board: np.ndarray, out: np.ndarray, scratch: MoveScratch) -> int:
+    """:func:`generate_moves` with caller-owned work arrays (no allocation): the same moves
+    in the same order. ``scratch``: a :class:`MoveScratch` used by one call at a time."""
+    return _generate(board, out, scratch, False)
+
+
+@njit(cache=True, nogil=True)
+def generate_moves_pinned(board: np.ndarray, out: np.ndarray, scratch: MoveScratch) -> int:
+    """:func:`generate_moves_with` when ``scratch.pinned`` already holds
+    ``articulation_pieces(board, ...)`` (the encoder computes it for its features)."""
+    return _generate(board, out, scratch, True)
+
+
+@njit(cache=True, nogil=True)
 def generate_moves(board: np.ndarray, out: np.ndarray) -> int:
     """Write every legal move of the side to move into ``out``; return how many.
 
@@ -217,16 +311,7 @@ def generate_moves(board: np.ndarray, out: np.ndarray) -> int:
     """
     if board[STATUS] != IN_PROGRESS:
         return 0
-    ply = np.int64(board[PLY])
-    colour = ply & 1
-    marks = np.zeros(N_HEX, dtype=np.int8)
-    n = _gen_placements(board, colour, ply, out, 0, marks)
-    if board[POS + colour * PIECES_PER_COLOUR] >= 0:
-        n = _gen_movements(board, colour, out, n)
-    if n == 0:
-        out[0] = PASS
-        n = 1
-    return n
+    return _generate(board, out, new_move_scratch(), False)
 
 
 @njit(cache=True)
@@ -241,15 +326,15 @@ def is_legal(board: np.ndarray, move: int) -> bool:
 
 
 @njit(cache=True)
-def _perft(board, hist, depth, buf):
-    n = generate_moves(board, buf[depth])
+def _perft(board, hist, depth, buf, scratch):
+    n = generate_moves_with(board, buf[depth], scratch)
     if depth == 1:
         return np.int64(n)
     total = np.int64(0)
     for i in range(n):
         mv = buf[depth, i]
         token = play(board, hist, mv)
-        total += _perft(board, hist, depth - 1, buf)
+        total += _perft(board, hist, depth - 1, buf, scratch)
         unplay(board, mv, token)
     return total
 
@@ -260,7 +345,7 @@ def perft(board: np.ndarray, hist: np.ndarray, depth: int) -> int:
     if depth <= 0:
         return 1
     buf = np.empty((depth + 1, MAX_MOVES), dtype=np.int32)
-    return _perft(board, hist, depth, buf)
+    return _perft(board, hist, depth, buf, new_move_scratch())
 
 
 @njit(cache=True)
@@ -272,6 +357,7 @@ def random_playouts(board: np.ndarray, hist: np.ndarray, n_games: int, max_plies
     """
     np.random.seed(seed)
     out = np.empty(MAX_MOVES, dtype=np.int32)
+    scratch = new_move_scratch()
     work = board.copy()
     work_hist = hist.copy()
     total = 0
@@ -279,7 +365,7 @@ def random_playouts(board: np.ndarray, hist: np.ndarray, n_games: int, max_plies
         work[:] = board
         work_hist[:] = hist
         for _ply in range(max_plies):
-            n = generate_moves(work, out)
+            n = generate_moves_with(work, out, scratch)
             if n == 0:
                 break
             play(work, work_hist, out[np.random.randint(n)])

@@ -141,8 +141,8 @@ def observe_roots(boards: np.ndarray, max_legal: int) -> tuple[dict[str, np.ndar
 
 
 @njit(cache=True, nogil=True)
-def _encode_serial(boards, obs, moves, errors):
-    encode_games(boards, obs, moves, errors, 0, boards.shape[0])
+def _encode_serial(boards, obs, moves, errors, reuse):
+    encode_games(boards, obs, moves, errors, 0, boards.shape[0], reuse)
 
 
 class LeafEncoder:
@@ -163,7 +163,9 @@ class LeafEncoder:
     def encode(self, boards: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Observations of ``boards`` ([K, BOARD_SIZE] int16) and their moves [K, MAX_MOVES] int32.
 
-        The arrays are views of this encoder's buffers: valid until the next call.
+        The arrays are views of this encoder's buffers: valid until the next call, and read
+        only (each call clears just what the last one wrote: ``hive_env.encode.encode_games``
+        with ``reuse``).
 
         Raises:
             EncodingError: a position does not fit the observation padding.
@@ -174,6 +176,6 @@ class LeafEncoder:
         errors[:] = 0
         encode = encode_batch_kernel if k > CHUNK else _encode_serial
         with launching(k > CHUNK):
-            encode(boards, obs_arrays(obs), moves, errors)
+            encode(boards, obs_arrays(obs), moves, errors, True)
         raise_encoding_errors(errors, self.max_legal)
         return obs, moves
