@@ -110,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         import numba
 
         numba.set_num_threads(1)
+        from search.packednet import flags_found
+        from training.model_card import machine
+
+        print(f"machine: {machine().removesuffix(', no GPU used')}; {flags_found()}")
         print(f"alphazero player, shipped network, {args.move_time:g} s a move, {args.moves} moves, one core")
         print(f"{'leaves':>6s} {'backend':>8s} {'sims/s':>10s} {'sims/move':>10s} {'cache hits':>10s}")
         for leaves in args.leaves:

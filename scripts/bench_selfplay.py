@@ -9,7 +9,8 @@ One worker's loop on one core (torch and numba at one thread, as ``training.work
 cpu preset's search settings (PUCT, root noise, ``--sims`` simulations), on a freshly
 initialised network of ``--size``. A warm-up of 3 moves (compiling) is not timed; then moves are
 played for ``--seconds`` and the positions (moves played, every game) per second reported, with
-the share of the search's time in the network. ``--inference`` takes several backends, measured
+the share of the search's time in the network, after a line naming the CPU (model and the flags
+that matter to the network's precisions). ``--inference`` takes several backends, measured
 one after another in the same run (the first is the baseline of the ratios); ``constant`` is a
 network that costs nothing (uniform priors, value 0: ``search.network.uniform_evaluate``), so
 its row is the CPU-side ceiling of self-play: tree, encoder and game loop alone. It uses only
@@ -33,6 +34,8 @@ import torch
 from models.gnn import build_model
 from search.mcts import SearchConfig
 from search.network import make_evaluator, pick_device, uniform_evaluate
+from search.packednet import flags_found
+from training.model_card import machine
 from training.selfplay import SelfPlay, SelfPlayConfig
 
 
@@ -86,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)
+    cpu = f"{machine().removesuffix(', no GPU used')}; {flags_found()}"
+    print(f"machine: {cpu}")
     rows = [(name, *measure(name, args)) for name in args.inference]
     base = rows[0][2]
     for name, label, rate, share in rows:
@@ -93,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
               f"({label})")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": args.device, "rows": [
+            json.dump({"device": args.device, "machine": cpu, "rows": [
                 {"inference": name, "what": label, "positions_per_s": round(rate, 1),
                  "vs_first": round(rate / base, 3), "network_share": round(share, 3)}
                 for name, label, rate, share in rows]}, f, indent=1)

@@ -1,10 +1,14 @@
 """Batched AlphaZero tree search (PUCT, or a Gumbel root) over many games at once.
 
 Each search step selects up to ``leaves_per_tree`` leaves in every tree with a compiled kernel
-(``search.kernels``), encodes the leaves that need the network and that the evaluation cache
-does not hold (``search.leaves``, ``search.cache``), evaluates them in **one** call of the
-injected ``evaluate`` function, and expands and backs up with a second kernel. No Python runs
-per node on this path; per game only at Gumbel phase ends.
+(``search.kernels``), serves the new leaves the evaluation cache holds and gathers the others
+in one compiled call (``search.step``, ``search.cache``), encodes those (``search.leaves``),
+evaluates them in **one** call of the injected ``evaluate`` function, scatters the outputs back
+and expands and backs up with compiled kernels. No Python runs per leaf, node or game on this
+path; per game only at Gumbel phase ends. Each root's exact checks before a search, its
+statistics after it, and tree reuse between moves are one compiled call for all games
+(``search.roots``); per game Python only draws from its own random stream (root noise, a move
+sampled at a temperature).
 
 ``evaluate(obs) -> (policy_logits [L, M] float32, values [L] float32)`` receives the
 observation dict of ``hive_env.encode`` for L leaves; values are for the side to move.
@@ -112,7 +116,8 @@ class SearchConfig:
             Base+MLP 50-150); the edge arrays grow on demand.
         eval_cache: positions whose network output is kept (``search.cache.EvalCache``:
             transpositions and re-searched roots skip the network); 0 = no cache. About
-            1 KB a position; the oldest are dropped first.
+            1.2 KB a position of capacity (arrays, their pages touched as they fill); the
+            oldest are dropped first.
     """
 
     sims: int = 64
