@@ -29,7 +29,6 @@ that expanding it needs, so only the misses go through the encoder and the netwo
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -230,15 +229,12 @@ def _clear(table: CacheTable) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled, need_moves):
+def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
     """For each key: its entry copied into row i (``n_legal[i]`` its count), or ``n_legal[i] = -1``
-    (a miss; with ``need_moves`` an entry without moves is one); counts hits and misses. Returns
-    the misses."""
+    (a miss); counts hits and misses. Returns the misses."""
     misses = 0
     for i in range(keys.shape[0]):
         slot = find(table, keys[i]) if enabled else -1
-        if slot >= 0 and need_moves and not table.has_moves[slot]:
-            slot = -1
         if slot < 0:
             n_legal[i] = -1
             misses += 1
@@ -290,8 +286,8 @@ class EvalCache:
                  moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``evaluate(obs)`` for the positions ``boards`` (the rows of ``obs``), asking the
         network only for those not cached; returns (logits [K, M] float32, values [K] float32).
-        ``moves`` ([K, MAX_MOVES], the encoder's): kept with the new entries, so that
-        :meth:`evaluate_leaves` and the compiled step can serve them without encoding."""
+        ``moves`` ([K, MAX_MOVES], the encoder's): kept with the new entries, so that the
+        compiled leaf pass (``search.step``) can serve them without encoding."""
         k, m = obs["legal_src"].shape
         keys = board_keys(np.ascontiguousarray(boards))
         logits = np.full((k, m), NO_LOGIT, np.float32)
@@ -299,8 +295,7 @@ class EvalCache:
         found_moves = self._buffer("moves", k, MAX_MOVES)
         found_actions = self._buffer("actions", k, m)
         n_found = np.zeros(k, np.int32)
-        _lookup_rows(self.table, keys, logits, values, found_moves, found_actions, n_found, self.capacity > 0,
-                     False)
+        _lookup_rows(self.table, keys, logits, values, found_moves, found_actions, n_found, self.capacity > 0)
         miss = np.flatnonzero(n_found < 0)
         if miss.size == k:
             logits, values = as_outputs(evaluate(obs))
@@ -314,36 +309,6 @@ class EvalCache:
             n_legal = obs["n_legal"].astype(np.int32)
             _store_rows(self.table, keys, miss, logits, values, moves, actions, n_legal, have)
         return logits, values
-
-    def evaluate_leaves(self, evaluate: Callable, encode: Callable, boards: np.ndarray, max_legal: int
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-        """What expanding the leaves ``boards`` needs, encoding and evaluating only those not
-        cached: (logits [K, M], values [K], moves [K, MAX_MOVES], action ids [K, M], legal-move
-        counts [K], the seconds spent encoding). ``encode(boards) -> (obs, moves)`` is the leaf
-        encoder (``search.leaves.LeafEncoder.encode``); only each row's first ``n_legal`` moves,
-        action ids and logits are meaningful (the rest: padding)."""
-        k = boards.shape[0]
-        keys = board_keys(np.ascontiguousarray(boards))
-        logits = np.full((k, max_legal), NO_LOGIT, np.float32)
-        values = np.zeros(k, np.float32)
-        moves = np.zeros((k, MAX_MOVES), np.int32)
-        actions = np.full((k, max_legal), -1, np.int32)
-        n_legal = np.zeros(k, np.int32)
-        _lookup_rows(self.table, keys, logits, values, moves, actions, n_legal, self.capacity > 0, True)
-        miss = np.flatnonzero(n_legal < 0)
-        seconds = 0.0
-        if miss.size:
-            start = time.perf_counter()
-            obs, miss_moves = encode(boards[miss])
-            seconds = time.perf_counter() - start
-            sub_logits, values[miss] = as_outputs(evaluate(obs))
-            logits[miss, : sub_logits.shape[1]] = sub_logits
-            moves[miss] = miss_moves
-            actions[miss] = obs["legal_actions"]
-            n_legal[miss] = obs["n_legal"]
-            if self.capacity > 0:
-                _store_rows(self.table, keys, miss, logits, values, moves, actions, n_legal, True)
-        return logits, values, moves, actions, n_legal, seconds
 
     def _buffer(self, name: str, rows: int, cols: int) -> np.ndarray:
         """A reused int32 ``[rows, cols]`` array (contents undefined)."""

@@ -55,8 +55,8 @@ from .tree import LEAF_TERMINAL
 __all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "POS", "PROVEN_DRAW", "PROVEN_LOSS",
            "PROVEN_WIN", "UNPROVEN", "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value",
            "allocate_leaves", "flip_proof", "is_finished", "launching", "observe_roots", "play",
-           "position_key", "previous_key", "proof_value", "prove", "scan_root", "scan_surrounds",
-           "tactics_buffers", "terminal_value"]
+           "position_key", "position_keys", "previous_key", "proof_value", "prove", "scan_root",
+           "scan_surrounds", "tactics_buffers", "terminal_value"]
 
 
 class LeafBatch(NamedTuple):
@@ -94,7 +94,8 @@ def is_finished(board: np.ndarray) -> bool:
 
 def position_key(board: np.ndarray, hist: np.ndarray) -> int:
     """Identity of a root position: its hash and ply (tree reuse must match both)."""
-    return _key(int(hist[int(board[PLY]) % HIST]), int(board[PLY]))
+    ply = int(board[PLY])
+    return int(key_of(hist[ply % HIST], ply))
 
 
 def previous_key(board: np.ndarray, hist: np.ndarray) -> int:
@@ -102,11 +103,24 @@ def previous_key(board: np.ndarray, hist: np.ndarray) -> int:
     (-1 at ply 0). A set-up position's ring knows only its own hash: its previous key then
     matches no real position."""
     ply = int(board[PLY])
-    return _key(int(hist[(ply - 1) % HIST]), ply - 1) if ply > 0 else -1
+    return int(key_of(hist[(ply - 1) % HIST], ply - 1)) if ply > 0 else -1
 
 
-def _key(hash_: int, ply: int) -> int:
-    return (hash_ & 0x7FFF_FFFF_FFFF) * 1024 + (ply & 1023)
+@njit(cache=True, nogil=True)
+def key_of(hash_: np.uint64, ply: int) -> np.int64:
+    """The key of a position from its hash (``hist`` entry, uint64) and ply: 47 bits of the hash
+    and 10 of the ply, a non-negative int64."""
+    return np.int64(hash_ & np.uint64(0x7FFF_FFFF_FFFF)) * 1024 + (np.int64(ply) & 1023)
+
+
+@njit(cache=True, nogil=True)
+def position_keys(boards: np.ndarray, hists: np.ndarray) -> np.ndarray:
+    """[B] int64 :func:`position_key` of each position (compiled, for a batch)."""
+    out = np.empty(boards.shape[0], np.int64)
+    for b in range(boards.shape[0]):
+        ply = np.int64(boards[b, PLY])
+        out[b] = key_of(hists[b, ply % HIST], ply)
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -72,9 +72,10 @@ from .leaves import (
     allocate_leaves,
     launching,
     observe_roots,
+    position_keys,
     tactics_buffers,
 )
-from .roots import DROPPED_FOR_SIZE, KEPT, advance_trees, check_roots, position_keys, root_stats
+from .roots import DROPPED_FOR_SIZE, KEPT, advance_trees, check_roots, root_stats
 from .step import allocate_outputs, gather_leaves, scatter_misses
 from .tree import (
     LEAF_NO_ROOM,

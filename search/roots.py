@@ -11,27 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .leaves import HIST, PLY, PROVEN_LOSS, PROVEN_WIN, UNPROVEN, prove, scan_root
+from .leaves import PROVEN_LOSS, PROVEN_WIN, UNPROVEN, prove, scan_root
 from .tree import NO_NODE, UNEXPANDED, Tree, compact_tree_, reset_tree
 
 KEPT, DROPPED, DROPPED_FOR_SIZE = 0, 1, 2
 """What :func:`advance_trees` did with a game's tree."""
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _key(hash_: np.uint64, ply: int) -> np.int64:
-    return np.int64(hash_ & np.uint64(0x7FFF_FFFF_FFFF)) * 1024 + (ply & 1023)
-
-
-@njit(cache=True, nogil=True)
-def position_keys(boards: np.ndarray, hists: np.ndarray) -> np.ndarray:
-    """[B] int64 identity of each position (its hash and ply: tree reuse must match both);
-    ``search.leaves.position_key`` for one."""
-    out = np.empty(boards.shape[0], np.int64)
-    for b in range(boards.shape[0]):
-        ply = np.int64(boards[b, PLY])
-        out[b] = _key(hists[b, ply % HIST], ply)
-    return out
 
 
 @njit(cache=True, nogil=True)

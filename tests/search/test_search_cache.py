@@ -161,37 +161,6 @@ def test_batched_and_separate_searches_agree_with_the_cache():
         np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
 
 
-def test_a_cached_leaf_is_neither_encoded_nor_evaluated_again_and_expands_the_same():
-    from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
-
-    start = Game.from_string(MIDGAME)
-    positions = []
-    for m in start.legal_moves()[:5]:
-        child = start.copy()
-        child.play(int(m))
-        positions.append(child.board)
-    boards = np.stack(positions)
-    encoded: list[int] = []
-
-    def encode(b):
-        encoded.append(len(b))
-        return observe_batch_with_moves(b)
-
-    net, cache = CountingNetwork(), EvalCache(100)
-    cache.evaluate_leaves(net, encode, boards[:3], MAX_LEGAL)
-    logits, values, moves, actions, n_legal, seconds = cache.evaluate_leaves(net, encode, boards, MAX_LEGAL)
-    assert encoded == [3, 2] and net.batches == [3, 2] and seconds >= 0  # the last two only
-    obs, ref_moves = observe_batch_with_moves(boards)
-    ref_logits, ref_values = hashed_evaluate(obs)
-    np.testing.assert_array_equal(n_legal, obs["n_legal"])
-    for i, n in enumerate(obs["n_legal"]):
-        np.testing.assert_array_equal(moves[i, :n], ref_moves[i, :n])
-        np.testing.assert_array_equal(actions[i, :n], obs["legal_actions"][i, :n])
-        np.testing.assert_array_equal(logits[i, :n], ref_logits[i, :n])
-    np.testing.assert_array_equal(values, ref_values)
-    assert cache.hits == 3 and cache.misses == 5
-
-
 def test_the_search_with_the_cache_equals_the_search_without():
     game = Game.from_string(MIDGAME)
     results = []

@@ -59,10 +59,10 @@ def test_a_reset_root_is_a_fresh_trees_root_in_every_node_field():
                                           err_msg=name)
 
 
-def test_the_batched_position_keys_are_the_single_ones():
+def test_the_batched_position_keys_are_the_single_ones_and_the_previous_key_the_ring_s():
     from hive_env import Game
-    from search.leaves import position_key
-    from search.roots import position_keys
+    from hive_env.board import PLY
+    from search.leaves import position_key, position_keys, previous_key
 
     from helpers import GAME_TYPES, real_game_positions
 
@@ -71,3 +71,7 @@ def test_the_batched_position_keys_are_the_single_ones():
     hists = np.stack([g.hist for g in games])
     singles = [position_key(b, h) for b, h in zip(boards, hists, strict=True)]
     assert position_keys(boards, hists).tolist() == singles
+    hashes = [int(h[(int(b[PLY]) - 1) % 64]) if b[PLY] else None for b, h in zip(boards, hists, strict=True)]
+    expected = [-1 if x is None else (x & 0x7FFF_FFFF_FFFF) * 1024 + ((int(b[PLY]) - 1) & 1023)
+                for x, b in zip(hashes, boards, strict=True)]
+    assert [previous_key(b, h) for b, h in zip(boards, hists, strict=True)] == expected
