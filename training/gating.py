@@ -21,10 +21,13 @@ Crash safety. An evaluation is tied to the checkpoint's content, never to its st
 
     run_dir/eval/
       ledger.json                         every evaluation: step, checkpoint hash, state, rival, results
+      ledger.json.sha256                  the SHA-256 of ledger.json (and of the one it replaced)
       frozen/ckpt_<step>_<hash>.pt        copies of checkpoints due an evaluation (and of the
       frozen/best_<hash>.pt               best.pt they play), deleted once it is done
       step_<step>_<hash>_<settings>/      the arena's results (gate_... for an SPRT, final_... for
                                           the final match); <settings> hashes the arena's settings
+        evaluation.json                   the record of the decided evaluation: its ledger entry
+                                          (``seq``: the order decided; ``sha256``): write_record
 
 A published checkpoint due an evaluation (every ``eval.every``-th by step) is registered in the
 ledger (``due``) and frozen; its rival (the best.pt of that moment) is recorded when it starts
@@ -34,15 +37,19 @@ start, before training on: the arena resumes its results directory (``games.json
 gating decision is taken again against the recorded rival. A re-trained step has another hash,
 so it gets its own directory and never reuses the old games.
 
-Damaged files (docs/reliability.md). An unreadable ``ledger.json`` is moved aside
-(``ledger.json.damaged``, one warning) and rebuilt from the run directory: best.pt as a done,
-promoted evaluation, the frozen checkpoints as due again (:meth:`Gatekeeper._rebuild_ledger`). A
+Damaged files (docs/reliability.md). An unreadable ``ledger.json``, or one whose checksum fails
+(a flipped digit), is moved aside (``ledger.json.damaged``) and restored from the run directory
+with one warning (:meth:`Gatekeeper._restore_ledger`): every evaluation from the record in its
+results directory, in the order decided, the frozen checkpoints not decided as due again, and
+best.pt as the last promoted evaluation; the results directories without a whole record are
+named (runs from before the records: best.pt alone is recorded, as the old rebuild did). A
 results directory the arena refuses (a damaged record or ``config.json``) is moved aside
 (``<dir>.damaged``, one warning) and its games are played again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -160,6 +167,9 @@ class LedgerEntry:
 
 _HASH_RE = re.compile(r"^[0-9a-f]{12}$")
 _FROZEN_RE = re.compile(r"^ckpt_(\d{8})_([0-9a-f]{12})\.pt$")
+_FROZEN_BEST_RE = re.compile(r"/frozen/best_([0-9a-f]{12})\.pt\b")
+_RESULTS_RE = re.compile(r"^step_(\d{8})_([0-9a-f]{12})_[0-9a-f]{6}$")
+"""The name of an evaluation's results directory (its gauntlet): step, checkpoint hash, settings."""
 
 
 def _check_entry(entry: LedgerEntry) -> LedgerEntry:
@@ -172,35 +182,92 @@ def _check_entry(entry: LedgerEntry) -> LedgerEntry:
     return entry
 
 
+def _named(lost: list[str], most: int = 5) -> str:
+    """``none``, or the count and the first ``most`` of ``lost``."""
+    if not lost:
+        return "none"
+    more = f"; and {len(lost) - most} more" if len(lost) > most else ""
+    return f"{len(lost)} ({'; '.join(lost[:most])}{more})"
+
+
+def _steps(entries: list[LedgerEntry], most: int = 10) -> str:
+    """The entries' steps (``none``; past ``most``, the first and last few around ``...``)."""
+    steps = [str(e.step) for e in entries]
+    if len(steps) > most:
+        steps = [*steps[: most // 2], "...", *steps[-(most // 2):]]
+    return ", ".join(steps) or "none"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _canonical(data: Any) -> bytes:
+    """The bytes a checksum is taken over: JSON with sorted keys and no spaces."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+
+
+class ChecksumError(ValueError):
+    """A well-formed file whose checksum does not match its content (a flipped digit)."""
+
+
+def _why(e: Exception) -> str:
+    """Why a file is damaged, for a warning: a checksum's own words, else the error's kind."""
+    return str(e) if isinstance(e, ChecksumError) else type(e).__name__
+
+
 class Ledger:
     """``eval/ledger.json``: one :class:`LedgerEntry` per evaluation, rewritten atomically on
-    every change. An unreadable file (truncated, bytes flipped: not JSON, or entries without
-    their fields and forms) is moved aside to ``ledger.json.damaged`` with one warning and
-    replaced by a new ledger (``damaged``: why; :class:`Gatekeeper` rebuilds what it can)."""
+    every change, with the SHA-256 of its bytes in ``ledger.json.sha256`` beside it (written
+    first, with the digest of the version it replaces: a kill between the two writes leaves a
+    ledger whose digest is listed). A ledger whose digest is not listed (a flipped digit that
+    leaves it JSON) is damaged like an unreadable one; without the file (a run from before it)
+    the ledger is read unchecked. A damaged ledger (truncated, bytes flipped: not JSON, entries
+    without their fields and forms, or the checksum) is moved aside to ``ledger.json.damaged``
+    and replaced by a new one (``damaged``: why; :class:`Gatekeeper` restores it), with one
+    warning when ``log`` is given (None: the caller reports it)."""
 
-    def __init__(self, path: Path, log: Log = print):
+    def __init__(self, path: Path, log: Log | None = print):
         self.path = path
+        self.sums = path.with_name(path.name + ".sha256")
         self.entries: list[LedgerEntry] = []
         self.damaged: str | None = None
+        self.kept: str | None = None
+        self._digest: str | None = None  # of the bytes at ``path``, as read or last written
         if path.is_file():
             try:
-                data = json.loads(path.read_text())
-                self.entries = [_check_entry(LedgerEntry.from_json(e)) for e in data["evaluations"]]
+                self._read()
             except (OSError, ValueError, KeyError, TypeError) as e:
-                self.damaged = type(e).__name__
-                aside = path.with_name(path.name + ".damaged")
-                try:
-                    os.replace(path, aside)
-                    kept = f"moved to {aside.name}"
-                except OSError:
-                    kept = "left as it is"
-                log(f"warning: {path} is unreadable ({self.damaged}; {kept}); starting a new ledger")
-                self.entries = []
+                self._move_aside(_why(e))
+                if log is not None:
+                    log(f"warning: {path} is unreadable ({self.damaged}; {self.kept}); starting a new ledger")
+
+    def _read(self) -> None:
+        """Read the entries, the checksum checked when ``ledger.json.sha256`` is there."""
+        data = self.path.read_bytes()
+        entries = [_check_entry(LedgerEntry.from_json(e)) for e in json.loads(data)["evaluations"]]
+        digest = _sha256(data)
+        if self.sums.is_file() and digest not in self.sums.read_text(errors="replace").split():
+            raise ChecksumError(f"its SHA-256 is not in {self.sums.name}")
+        self.entries, self._digest = entries, digest
+
+    def _move_aside(self, why: str) -> None:
+        self.damaged, self.entries, self._digest = why, [], None
+        aside = self.path.with_name(self.path.name + ".damaged")
+        try:
+            os.replace(self.path, aside)
+            self.kept = f"moved to {aside.name}"
+        except OSError:
+            self.kept = "left as it is"
 
     def save(self) -> None:
+        """Write the ledger atomically, its digest (and the previous one) first."""
         entries = [e.to_json() for e in self.entries]
-        write_atomic(self.path, json.dumps({"version": LEDGER_VERSION, "evaluations": entries},
-                                           indent=1) + "\n")
+        text = json.dumps({"version": LEDGER_VERSION, "evaluations": entries}, indent=1) + "\n"
+        digest = _sha256(text.encode())
+        write_atomic(self.sums, "".join(f"{d}\n" for d in dict.fromkeys((self._digest, digest)) if d))
+        write_atomic(self.path, text)
+        self._digest = digest
 
     def add(self, entry: LedgerEntry) -> LedgerEntry:
         self.entries.append(entry)
@@ -221,6 +288,46 @@ class Ledger:
     def done(self) -> dict[int, LedgerEntry]:
         """The latest finished entry of each step."""
         return {e.step: e for e in self.entries if e.state == EvalState.DONE}
+
+
+# ----- the record of an evaluation, in its results directory -----------------------------------
+
+RECORD = "evaluation.json"
+"""The record of a decided evaluation in its results directory (``eval/step_<step>_<hash>_<settings>/``)."""
+
+RECORD_VERSION = 1
+"""Version of :data:`RECORD`."""
+
+
+def write_record(out: Path, entry: LedgerEntry, seq: int) -> Path:
+    """Write the record of the done ``entry`` into its results directory ``out``, atomically:
+    ``{"version", "seq", "evaluation": entry.to_json(), "sha256"}``, ``seq`` ordering the
+    decisions of the run, ``sha256`` over the canonical JSON of ``seq`` and ``evaluation``."""
+    body = {"seq": seq, "evaluation": entry.to_json()}
+    data = {"version": RECORD_VERSION, **body, "sha256": _sha256(_canonical(body))}
+    return write_atomic(out / RECORD, json.dumps(data, indent=1) + "\n")
+
+
+def read_record(out: Path) -> tuple[int, LedgerEntry]:
+    """The ``seq`` and done entry recorded in the results directory ``out``.
+
+    Raises:
+        OSError: no record (an unfinished evaluation, or one decided before records existed).
+        ValueError, KeyError, TypeError: a damaged record: not JSON, its checksum, its fields,
+            or an entry that is not the done evaluation of this directory.
+    """
+    data = json.loads((out / RECORD).read_bytes())
+    body = {"seq": data["seq"], "evaluation": data["evaluation"]}
+    if data["sha256"] != _sha256(_canonical(body)):
+        raise ChecksumError("its checksum does not match")
+    entry = _check_entry(LedgerEntry.from_json(data["evaluation"]))
+    m = _RESULTS_RE.match(out.name)
+    if (not m or (int(m.group(1)), m.group(2)) != (entry.step, entry.checkpoint) or entry.dir != out.name
+            or entry.state != EvalState.DONE or not isinstance(entry.promoted, bool)
+            or not isinstance(entry.scores, dict) or isinstance(data["seq"], bool)
+            or not isinstance(data["seq"], int)):
+        raise ValueError(f"not the done evaluation of {out.name}")
+    return data["seq"], entry
 
 
 # ----- the decision and the metrics (pure) -----------------------------------------------------
@@ -319,10 +426,10 @@ class Gatekeeper:
         self.best = self.ckpts.dir / "best.pt"
         self.dir = cfg.run_dir / "eval"
         self.frozen = self.dir / "frozen"
-        self.ledger = Ledger(self.dir / "ledger.json", log)
+        self.ledger = Ledger(self.dir / "ledger.json", log=None)  # damaged: one warning, after restoring
         self._warned_best = False
         if self.ledger.damaged:
-            self._rebuild_ledger()
+            self._restore_ledger()
 
     # ----- the hooks ---------------------------------------------------------------------------
     def on_checkpoint(self, run: Run, step: int) -> None:
@@ -417,30 +524,103 @@ class Gatekeeper:
         copy_atomic(path, self._frozen_ckpt(entry))
         return self.ledger.add(entry)
 
-    def _rebuild_ledger(self) -> None:
-        """A new ledger after a damaged one, from the run directory, so that best.pt and the
-        ledger agree and no unfinished evaluation is lost: best.pt (when readable) as a done,
-        promoted evaluation of its step, and each frozen checkpoint (a copy due an evaluation,
-        its hash checked) as due again (its games resume from its results directory). Finished
-        evaluations of other checkpoints are forgotten (their results directories stay)."""
-        entries = []
-        try:
-            step = int(read_checkpoint(self.best)["step"])
-            digest = file_hash(self.best)
-            found = sorted(self.dir.glob(f"step_{step:08d}_{digest}_*"))
-            entries.append(LedgerEntry(step, digest, EvalState.DONE, dir=found[-1].name if found else None,
-                                       promoted=True))
-        except (CheckpointError, KeyError, TypeError, ValueError):
-            pass  # no readable best.pt: the next evaluated checkpoint becomes best
+    # ----- a damaged ledger, restored -----------------------------------------------------------
+    def _restore_ledger(self) -> None:
+        """A new ledger after a damaged one, from the run directory, with one warning: every
+        evaluation with a whole record in its results directory (:func:`read_record`), in the
+        order decided; best.pt as the last promoted evaluation (:meth:`_agree_with_best`); each
+        frozen checkpoint not decided yet (its hash checked) due again (its games resume from
+        its results directory). The results directories without a whole record are named in
+        the warning: their evaluations' history is lost (runs from before the records)."""
+        frozen = self._frozen_due()
+        restored, lost = self._read_records({(e.step, e.checkpoint) for e in frozen})
+        decided = {(e.step, e.checkpoint) for e in restored}
+        due = [self._restore_rival(e) for e in frozen if (e.step, e.checkpoint) not in decided]
+        best, from_best = self._agree_with_best(restored, due)
+        self.ledger.entries = restored + from_best + due
+        self.ledger.save()
+        steps = _steps(restored)
+        self.log(f"warning: {self.ledger.path} is unreadable ({self.ledger.damaged}; {self.ledger.kept}); "
+                 f"restored {len(restored)} finished evaluation(s) (steps {steps}), {len(due)} unfinished "
+                 f"due again; {best}; not restorable: {_named(lost)}")
+
+    def _results_dirs(self) -> list[Path]:
+        """The results directories of the run's gauntlets (``step_<step>_<hash>_<settings>``)."""
+        if not self.dir.is_dir():
+            return []
+        return sorted(p for p in self.dir.iterdir() if p.is_dir() and _RESULTS_RE.match(p.name))
+
+    def _read_records(self, unfinished: set[tuple[int, str]]) -> tuple[list[LedgerEntry], list[str]]:
+        """The done entries recorded in the results directories, in the order decided, and what
+        cannot be restored (``<dir>: why``): a damaged record, or none outside an ``unfinished``
+        evaluation (step and hash of a frozen checkpoint, due again)."""
+        found: list[tuple[int, int, LedgerEntry]] = []
+        lost = []
+        for out in self._results_dirs():
+            try:
+                seq, entry = read_record(out)
+                found.append((seq, entry.step, entry))
+            except FileNotFoundError:
+                m = _RESULTS_RE.match(out.name)
+                if m and (int(m.group(1)), m.group(2)) not in unfinished:
+                    lost.append(f"{out.name}: no {RECORD}")
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                lost.append(f"{out.name}: {RECORD} damaged ({_why(e)})")
+        return [entry for *_, entry in sorted(found, key=lambda f: f[:2])], lost
+
+    def _frozen_due(self) -> list[LedgerEntry]:
+        """An entry due for each frozen checkpoint copy whose hash checks, by step."""
         due = []
         for p in sorted(self.frozen.iterdir()) if self.frozen.is_dir() else []:
             m = _FROZEN_RE.match(p.name)
             if m and file_hash(p) == m.group(2):
                 due.append(LedgerEntry(int(m.group(1)), m.group(2)))
-        self.ledger.entries = entries + sorted(due, key=lambda e: e.step)
-        self.ledger.save()
-        best = f"best.pt (step {entries[0].step})" if entries else "no readable best.pt"
-        self.log(f"ledger rebuilt: {best}, {len(due)} unfinished evaluation(s) due again")
+        return sorted(due, key=lambda e: e.step)
+
+    def _restore_rival(self, entry: LedgerEntry) -> LedgerEntry:
+        """``entry`` (due again) as started against the rival its results directory already
+        plays (a ``frozen/best_<hash>.pt`` in its ``config.json``, the copy still there), so that
+        its games resume; as it is when it has none."""
+        for out in sorted(self.dir.glob(f"step_{entry.step:08d}_{entry.checkpoint}_*")):
+            try:
+                players = json.loads((out / "config.json").read_bytes())["settings"]["players"]
+                found = [m.group(1) for p in players if (m := _FROZEN_BEST_RE.search(str(p)))]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if found and self._frozen_best(found[-1]).is_file():
+                entry.rival, entry.state = found[-1], EvalState.STARTED
+        return entry
+
+    def _agree_with_best(self, restored: list[LedgerEntry],
+                         due: list[LedgerEntry]) -> tuple[str, list[LedgerEntry]]:
+        """What makes the restored evaluations agree with best.pt (docs/reliability.md: best.pt
+        is the checkpoint of the last promoted evaluation), for the warning, and the entry to
+        record after them: when best.pt is neither the last promoted one's nor that of an
+        evaluation under way (promoted, killed before its record), its record is lost (an older
+        run): best.pt is recorded as a done, promoted evaluation of its step."""
+        try:
+            step = int(read_checkpoint(self.best)["step"])
+            digest = file_hash(self.best)
+        except (CheckpointError, KeyError, TypeError, ValueError):
+            return "no readable best.pt: the next evaluated checkpoint becomes best", []
+        promoted = [e for e in restored if e.promoted]
+        if promoted and promoted[-1].checkpoint == digest:
+            return f"best.pt (step {step}) is the last promoted", []
+        if any(e.checkpoint == digest for e in due):
+            return f"best.pt (step {step}) is that of the evaluation under way", []
+        found = sorted(self.dir.glob(f"step_{step:08d}_{digest}_*"))
+        entry = LedgerEntry(step, digest, EvalState.DONE, dir=found[-1].name if found else None,
+                            promoted=True)
+        last = f"step {promoted[-1].step}" if promoted else "none"
+        return f"best.pt (step {step}) recorded as the last promoted (the last restored: {last})", [entry]
+
+    def _next_seq(self) -> int:
+        """The ``seq`` of the next decided evaluation's record: one past the largest recorded."""
+        seqs = [0]
+        for out in self._results_dirs():
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                seqs.append(read_record(out)[0])
+        return max(seqs) + 1
 
     def _drop(self, entry: LedgerEntry, why: str) -> None:
         entry.state, entry.reason = EvalState.DROPPED, why
@@ -494,6 +674,7 @@ class Gatekeeper:
             copy_atomic(self._frozen_ckpt(entry), self.best)
             self.log(f"step {entry.step}: best.pt is now this checkpoint")
         entry.state, entry.dir, entry.scores, entry.promoted = EvalState.DONE, out.name, scores, promoted
+        write_record(out, entry, self._next_seq())  # after best.pt: a record says best.pt is updated
         self.ledger.save()
         self._clean_frozen()
 

@@ -437,6 +437,8 @@ def test_a_running_self_play_process_that_writes_no_shard_is_named_in_one_warnin
     ("games_000.txt", 1),  # self-play's game records
     ("ckpt_00000002_*.pt", 1),  # the frozen copy of a checkpoint due an evaluation
     ("ledger.json", 3),  # the evaluations' ledger
+    ("ledger.json.sha256", 3),  # its checksum, written before it
+    ("evaluation.json", 1),  # the record of a decided evaluation, in its results directory
     ("games.jsonl", 1),  # an evaluation's game records
     ("best.pt", 1),  # the promoted checkpoint
     ("final.pt", 1),  # the final network
@@ -578,18 +580,24 @@ def test_a_damaged_final_pt_is_written_again_with_one_warning(finished_run, tmp_
 
 
 @pytest.mark.parametrize("how", ["truncated", "flipped"])
-def test_a_damaged_ledger_is_moved_aside_and_rebuilt_from_best_pt_and_the_frozen_checkpoints(
-        finished_run, tmp_path, how):
+def test_a_damaged_ledger_of_a_run_without_records_is_rebuilt_from_best_pt(finished_run, tmp_path, how):
+    """A run from before the evaluations' records (``evaluation.json``, issue 59): the
+    evaluations cannot be restored, each is named in the warning, and best.pt is recorded as the
+    last promoted evaluation (the old rebuild). The restored case: tests/training/test_ledger_restore.py."""
     run_dir = copy_of(finished_run, tmp_path)
     ledger = run_dir / "eval" / "ledger.json"
     before = json.loads(ledger.read_text())["evaluations"]
+    for record in (run_dir / "eval").glob("step_*/evaluation.json"):
+        record.unlink()
     damage(ledger, how)
     lines = resume(run_dir, "train.steps=6")
     (warning,) = [line for line in lines if line.startswith("warning:")]
     assert warning.startswith(f"warning: {ledger} is unreadable (")
-    assert warning.endswith("; moved to ledger.json.damaged); starting a new ledger")
     best = [e for e in before if e["promoted"]][-1]
-    assert f"ledger rebuilt: best.pt (step {best['step']}), 0 unfinished evaluation(s) due again" in lines
+    assert (f"; moved to ledger.json.damaged); restored 0 finished evaluation(s) (steps none), 0 "
+            f"unfinished due again; best.pt (step {best['step']}) recorded as the last promoted (the last "
+            f"restored: none); not restorable: {len(before)} (") in warning
+    assert all(f"{e['dir']}: no evaluation.json" in warning for e in before)
     assert (run_dir / "eval" / "ledger.json.damaged").is_file()
     entries = json.loads(ledger.read_text())["evaluations"]
     assert entries[0] == {key: best[key] for key in ("step", "checkpoint", "state", "dir", "promoted")} | {
@@ -597,9 +605,9 @@ def test_a_damaged_ledger_is_moved_aside_and_rebuilt_from_best_pt_and_the_frozen
     assert_consistent(run_dir, 6)
 
 
-def test_a_rebuilt_ledger_finishes_the_evaluation_that_was_under_way(finished_run, tmp_path):
-    """A process killed during an evaluation (its checkpoint frozen, its ledger entry started),
-    then the ledger damaged: the frozen copy is due again, its games resume."""
+def test_a_restored_ledger_finishes_the_evaluation_that_was_under_way(finished_run, tmp_path):
+    """A process killed during an evaluation (its checkpoint frozen, its ledger entry started, no
+    record yet), then the ledger damaged: the frozen copy is due again, its games resume."""
     from training.gating import copy_atomic
 
     run_dir = copy_of(finished_run, tmp_path)
@@ -608,9 +616,12 @@ def test_a_rebuilt_ledger_finishes_the_evaluation_that_was_under_way(finished_ru
     last = entries[-1]
     frozen = run_dir / "eval" / "frozen" / f"ckpt_{last['step']:08d}_{last['checkpoint']}.pt"
     copy_atomic(run_dir / "checkpoints" / f"ckpt_{last['step']:08d}.pt", frozen)
+    (run_dir / "eval" / last["dir"] / "evaluation.json").unlink()  # not decided yet
     ledger.write_text('{"version": 1, "evaluations": [')  # torn
     lines = resume(run_dir)
-    assert any(line.endswith("1 unfinished evaluation(s) due again") for line in lines)
+    (warning,) = [line for line in lines if line.startswith("warning:")]
+    assert f"restored {len(entries) - 1} finished evaluation(s)" in warning
+    assert "1 unfinished due again" in warning and warning.endswith("not restorable: none")
     assert any(line.startswith(f"step {last['step']}: finishing its evaluation") for line in lines)
     assert not frozen.exists()
     assert_consistent(run_dir, 4)
