@@ -31,6 +31,22 @@ from numba import njit
 from .grid import N_HEX, NEIGH
 from .pieces import N_PIECES, PIECE_BUG, PIECE_COLOUR, PIECES_PER_COLOUR
 
+
+def _no_refcount() -> dict:
+    """``{"_nrt": False}`` where this numba has the (private) option, else nothing: a numba
+    without it compiles the same kernels with reference counting, slower but the same."""
+    from numba.core.options import DefaultOptions
+
+    return {"_nrt": False} if hasattr(DefaultOptions, "_nrt") else {}
+
+
+NO_REFCOUNT = _no_refcount()
+"""numba options of the kernels that allocate nothing (``@njit(..., **NO_REFCOUNT)``): compiled
+without numba's reference counting. With it, every array a call passes or takes from a tuple
+costs an atomic increment and decrement; on small boards those were over half of move generation
+and perft (issue 54). Such a kernel may take arrays and tuples of arrays, never make or return one.
+"""
+
 TOP = 0
 POS = TOP + N_HEX
 BELOW = POS + N_PIECES
@@ -55,6 +71,10 @@ BLACK_QUEEN = PIECES_PER_COLOUR
 PIECE_KEY = (PIECE_COLOUR * 8 + PIECE_BUG).astype(np.int64)
 """[28] int: Zobrist kind of each piece (colour * 8 + bug), so same-kind tiles hash alike."""
 ZOBRIST_SIDE = np.uint64(0x9E3779B97F4A7C15)
+TOP_SIDE = np.concatenate(([0], PIECE_COLOUR + 1)).astype(np.int64)
+"""[1 + N_PIECES]: by ``top + 1`` of a hex, 0 when it is empty (top -1), else 1 + the colour of
+its top tile: the encoder's branch-free neighbour counts (who holds a neighbour is a coin toss
+to the CPU's branch predictor)."""
 
 
 @njit(cache=True, inline="always")
@@ -121,7 +141,7 @@ def occupied_dirs(board: np.ndarray, h: int) -> int:
     return occ
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def is_surrounded(board: np.ndarray, h: int) -> bool:
     for d in range(6):
         if board[TOP + NEIGH[h, d]] < 0:
@@ -129,7 +149,7 @@ def is_surrounded(board: np.ndarray, h: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def compute_status(board: np.ndarray, hist: np.ndarray) -> int:
     """Outcome of the position just reached: surrounds, then repetition, then ply cap."""
     wq = board[POS + WHITE_QUEEN]
@@ -158,7 +178,7 @@ def compute_status(board: np.ndarray, hist: np.ndarray) -> int:
     return IN_PROGRESS
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def play(board: np.ndarray, hist: np.ndarray, move: int) -> int:
     """Apply a legal move in place; return the undo token for :func:`unplay`.
 
@@ -191,7 +211,7 @@ def play(board: np.ndarray, hist: np.ndarray, move: int) -> int:
     return token
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def unplay(board: np.ndarray, move: int, token: int) -> None:
     """Take back ``move``, the last move played, given the token :func:`play` returned."""
     if move != PASS:

@@ -20,10 +20,12 @@ from .board import (
     EXPANSIONS,
     LAST,
     LEVEL,
+    NO_REFCOUNT,
     PASS,
     PLY,
     POS,
     TOP,
+    TOP_SIDE,
     move_dest,
     move_piece,
 )
@@ -210,7 +212,7 @@ def encode_into(board, b, obs, moves, node_of_hex, pinned):
     return encode_row(board, b, obs, moves, node_of_hex, new_move_scratch(), False)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def encode_row(board, b, obs, moves, node_of_hex, scratch, reuse):
     """:func:`encode_into` with caller-owned work arrays: ``scratch`` a ``rules.MoveScratch``.
 
@@ -426,34 +428,39 @@ def _in_play(board, colour):
 @njit(cache=True, nogil=True, inline="always")
 def _cell_features(board, obs, b, me, first, stack_end, end, node_of_hex):
     """Neighbour links and adjacency features of the hex nodes ``first .. end-1`` (stacks,
-    then empty cells from ``stack_end``), and the placement flags of the empty cells."""
+    then empty cells from ``stack_end``), and the placement flags of the empty cells.
+
+    Branch-free over the six neighbours (counts from :data:`TOP_SIDE`, queen flags or-ed):
+    whether a neighbour is occupied, and by whom, is a coin toss the CPU cannot predict.
+    """
     own_in_play = _in_play(board, me)
     opp_in_play = _in_play(board, 1 - me)
     q_own = board[POS + me * PIECES_PER_COLOUR]
     q_opp = board[POS + (1 - me) * PIECES_PER_COLOUR]
+    own_side = me + 1
     for node in range(first, end):
         f = obs.node_feat[b, node]
+        links = obs.neighbours[b, node]
         h = obs.node_hex[b, node]
         occ = 0
         own_tops = 0
-        opp_tops = 0
+        next_own = False
+        next_opp = False
         for d in range(6):
             c = NEIGH[h, d]
-            obs.neighbours[b, node, d] = node_of_hex[c]
-            t = board[TOP + c]
-            if t >= 0:
-                occ += 1
-                if PIECE_COLOUR[t] == me:
-                    own_tops += 1
-                else:
-                    opp_tops += 1
-            if c == q_own:
-                f[F_NEXT_OWN_QUEEN] = 1.0
-            if c == q_opp:
-                f[F_NEXT_OPP_QUEEN] = 1.0
+            links[d] = node_of_hex[c]
+            side = TOP_SIDE[board[TOP + c] + 1]
+            occ += side != 0
+            own_tops += side == own_side
+            next_own |= c == q_own
+            next_opp |= c == q_opp
+        if next_own:
+            f[F_NEXT_OWN_QUEEN] = 1.0
+        if next_opp:
+            f[F_NEXT_OPP_QUEEN] = 1.0
         f[F_NEIGHBOURS] = occ
         if node >= stack_end:
-            _placement_flags(f, occ, own_tops, opp_tops, own_in_play, opp_in_play)
+            _placement_flags(f, occ, own_tops, occ - own_tops, own_in_play, opp_in_play)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import LEVEL, TOP, move_of, occupied_dirs
+from .board import LEVEL, NO_REFCOUNT, TOP, move_of, occupied_dirs
 from .grid import NEIGH
 from .pieces import ANT, BEETLE, GRASSHOPPER, LADYBUG, PILLBUG, QUEEN, SPIDER
 
@@ -89,7 +89,7 @@ def _emit(piece: int, dst: int, marks: np.ndarray, stamp: int, out: np.ndarray, 
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_slide1(board, piece, src, marks, stamp, out, n):
     """Queen (and pillbug) movement: exactly one slide."""
     m = slide_dirs(board, src)
@@ -99,7 +99,7 @@ def gen_slide1(board, piece, src, marks, stamp, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_spider(board, piece, src, marks, stamp, out, n):
     """Exactly three slides, never entering a cell twice."""
     m1 = slide_dirs(board, src)
@@ -125,7 +125,7 @@ def gen_spider(board, piece, src, marks, stamp, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_ant(board, piece, src, marks, stamp, out, n, seen, seen_stamp, queue):
     """Any number (>= 1) of slides: a flood fill over slides from ``src``."""
     seen[src] = seen_stamp
@@ -147,7 +147,7 @@ def gen_ant(board, piece, src, marks, stamp, out, n, seen, seen_stamp, queue):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_grasshopper(board, piece, src, marks, stamp, out, n):
     """Straight jumps over at least one tile to the first empty cell."""
     for d in range(6):
@@ -160,7 +160,7 @@ def gen_grasshopper(board, piece, src, marks, stamp, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_beetle(board, piece, src, marks, stamp, out, n):
     """One step in any direction, onto, along or off the hive, gates at height."""
     for d in range(6):
@@ -169,7 +169,7 @@ def gen_beetle(board, piece, src, marks, stamp, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_ladybug(board, piece, src, marks, stamp, out, n):
     """Two steps on top of the hive, then one down into an empty cell (not the origin)."""
     for d1 in range(6):
@@ -188,7 +188,7 @@ def gen_ladybug(board, piece, src, marks, stamp, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def gen_bug(board, bug, piece, src, marks, stamp, out, n, seen, seen_stamp, queue):
     """Movement of one bug kind for ``piece`` at ``src`` (mosquito and pillbug power aside)."""
     if bug == QUEEN or bug == PILLBUG:

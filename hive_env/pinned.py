@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import BELOW, LEVEL, POS, TOP, occupied_dirs
+from .board import BELOW, LEVEL, NO_REFCOUNT, POS, TOP, occupied_dirs
 from .grid import NEIGH
 from .pieces import N_PIECES
 
@@ -36,7 +36,7 @@ def ground_piece(board: np.ndarray, h: int) -> int:
     return p
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def articulation_pieces(board: np.ndarray, pinned: np.ndarray, work: np.ndarray) -> None:
     """Set ``pinned[p]`` (True / False) for every piece: True iff ``p`` is a ground tile whose
     hex is an articulation point of the hive (the tile under a stack is the stack's node).

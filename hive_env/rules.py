@@ -19,6 +19,7 @@ from .board import (
     IN_PROGRESS,
     LAST,
     LEVEL,
+    NO_REFCOUNT,
     PASS,
     PLY,
     POS,
@@ -83,7 +84,7 @@ def new_move_scratch() -> MoveScratch:
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _placeable_kinds(board, colour, turn, kinds):
     """The next reserve tile of each bug kind ``colour`` may place this turn into ``kinds``;
     returns how many."""
@@ -107,7 +108,7 @@ def _placeable_kinds(board, colour, turn, kinds):
     return nk
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _placement_cells(board, colour, cells, marks, stamp):
     """Empty cells ``colour`` may place on (ply > 0), in order of discovery, into ``cells``;
     returns how many. ``marks`` cells already seen carry ``stamp``."""
@@ -142,7 +143,7 @@ def _placement_cells(board, colour, cells, marks, stamp):
     return nc
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _gen_placements(board, colour, ply, out, n, kinds, cells, marks, stamp):
     """Placements: bug kinds allowed this turn x cells allowed for this colour (work arrays
     of a MoveScratch)."""
@@ -162,7 +163,7 @@ def _gen_placements(board, colour, ply, out, n, kinds, cells, marks, stamp):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _neighbour_has_pillbug(board, h):
     for d in range(6):
         t = board[TOP + NEIGH[h, d]]
@@ -171,7 +172,7 @@ def _neighbour_has_pillbug(board, h):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
     """Pillbug power from ``thrower_hex``: adjacent unstacked tiles over it to its empty neighbours
     (``pinned``: articulation_pieces)."""
@@ -199,7 +200,7 @@ def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _gen_mosquito(board, p, src, marks, seen, queue, stamp, out, n):
     """A ground mosquito (lifted): the movement of each bug kind it touches, once per kind."""
     done = np.int64(1) << MOSQUITO
@@ -215,7 +216,7 @@ def _gen_mosquito(board, p, src, marks, seen, queue, stamp, out, n):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _gen_movements(board, colour, out, n, pinned, marks, seen, queue, stamp):
     """Movements of the side to move's tiles, then pillbug (and mosquito) throws; tile ``i``
     of the mover marks with ``stamp + i``; ``pinned`` holds articulation_pieces (the other
@@ -256,7 +257,7 @@ def _gen_movements(board, colour, out, n, pinned, marks, seen, queue, stamp):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _generate(board, out, scratch, have_pinned):
     """:func:`generate_moves` with ``scratch``; ``have_pinned``: ``scratch.pinned`` already
     holds articulation_pieces of ``board``."""
@@ -283,14 +284,14 @@ def _generate(board, out, scratch, have_pinned):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def generate_moves_with(board: np.ndarray, out: np.ndarray, scratch: MoveScratch) -> int:
     """:func:`generate_moves` with caller-owned work arrays (no allocation): the same moves
     in the same order. ``scratch``: a :class:`MoveScratch` used by one call at a time."""
     return _generate(board, out, scratch, False)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def generate_moves_pinned(board: np.ndarray, out: np.ndarray, scratch: MoveScratch) -> int:
     """:func:`generate_moves_with` when ``scratch.pinned`` already holds
     ``articulation_pieces(board, ...)`` (the encoder computes it for its features)."""
@@ -325,7 +326,7 @@ def is_legal(board: np.ndarray, move: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _perft(board, hist, depth, buf, scratch):
     n = generate_moves_with(board, buf[depth], scratch)
     if depth == 1:

@@ -1,15 +1,20 @@
 """The allocation-free entry points of the move generator and the encoder give the same bits as
 the plain ones: ``generate_moves_with`` / ``generate_moves_pinned`` (caller-owned scratch),
 ``articulation_pieces``, and ``encode_games`` / ``encode_batch_kernel`` with ``reuse=True``
-(rows cleared only where their previous encode wrote)."""
+(rows cleared only where their previous encode wrote); the kernels compiled without reference
+counting (``board.NO_REFCOUNT``) keep perft counts and every array's reference count."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 import pytest
 
-from hive_env import Game
-from hive_env.board import POS, TOP
+from hive_env import Game, movegen, pinned, rules
+from hive_env import board as board_mod
+from hive_env import encode as encode_mod
+from hive_env.board import NO_REFCOUNT, POS, TOP, TOP_SIDE
 from hive_env.encode import (
     CHUNK,
     allocate_moves,
@@ -20,7 +25,7 @@ from hive_env.encode import (
     obs_arrays,
 )
 from hive_env.grid import N_HEX, NEIGH
-from hive_env.pieces import N_PIECES
+from hive_env.pieces import N_PIECES, PIECE_COLOUR
 from hive_env.pinned import articulation_hexes, articulation_pieces
 from hive_env.rules import (
     MAX_MOVES,
@@ -29,6 +34,7 @@ from hive_env.rules import (
     generate_moves_pinned,
     generate_moves_with,
     new_move_scratch,
+    perft,
 )
 
 from helpers import GAME_TYPES, REAL_GAMES, real_game_positions
@@ -168,3 +174,57 @@ def test_encode_into_and_the_default_path_are_exact_over_any_stale_row():
         errors[b] = encode_into(boards[b], b, obs_arrays(obs), moves[b], node_of_hex, unused)
     assert (node_of_hex == -1).all()
     _assert_rows_equal(obs, moves, errors, boards)
+
+
+NO_REFCOUNT_KERNELS = [
+    (board_mod, "play"), (board_mod, "unplay"), (board_mod, "compute_status"),
+    (movegen, "gen_bug"), (movegen, "gen_ant"), (pinned, "articulation_pieces"),
+    (rules, "generate_moves_with"), (rules, "generate_moves_pinned"), (rules, "_generate"),
+    (rules, "_gen_placements"), (rules, "_gen_movements"), (rules, "_perft"), (encode_mod, "encode_row"),
+]
+
+
+@pytest.mark.parametrize("module, name", NO_REFCOUNT_KERNELS)
+def test_the_hot_kernels_are_compiled_without_reference_counting(module, name):
+    """The allocation-free kernels of move generation, perft and the encoder keep ``NO_REFCOUNT``:
+    with numba's reference counting, the atomic increments of the arrays they pass were over
+    half of perft on small boards (issue 54)."""
+    if not NO_REFCOUNT:
+        pytest.skip("this numba has no _nrt option: the kernels count references")
+    assert NO_REFCOUNT == {"_nrt": False}
+    assert getattr(module, name).targetoptions.get("_nrt") is False
+
+
+PERFT_FROM_EMPTY = {"Base": [4, 96, 1440, 21600], "Base+MLP": [7, 294, 6678, 151686]}
+"""Published perft counts from the empty board (nokamute and Mzinga agree), depths 1 to 4."""
+
+
+@pytest.mark.parametrize("game_type", sorted(PERFT_FROM_EMPTY))
+def test_perft_from_the_empty_board_and_reference_counts_are_kept(game_type):
+    """Opening perft counts as published; perft, the encoder and the move generator leave every
+    array's reference count (its owner's count of users) as it was."""
+    game = Game.from_string(game_type)
+    board, hist = game.board.copy(), game.hist.copy()
+    refs = sys.getrefcount(board), sys.getrefcount(hist)
+    assert [perft(board, hist, d) for d in range(1, 5)] == PERFT_FROM_EMPTY[game_type]
+    assert (sys.getrefcount(board), sys.getrefcount(hist)) == refs
+    assert np.array_equal(board, game.board)
+    boards = _boards(game_type)[::5]
+    obs = allocate_observation(len(boards), ALL_EXPANSIONS)
+    arrays = obs_arrays(obs)
+    moves = allocate_moves(len(boards))
+    errors = np.zeros(len(boards), np.int8)
+    scratch = new_move_scratch()
+    refs = [sys.getrefcount(a) for a in (*arrays, *scratch, moves)]
+    encode_games(boards, arrays, moves, errors, 0, len(boards), True)
+    for i, board in enumerate(boards):
+        generate_moves_with(board, moves[i], scratch)
+    assert [sys.getrefcount(a) for a in (*arrays, *scratch, moves)] == refs
+
+
+def test_top_side_table_reads_empty_and_each_colour():
+    """``TOP_SIDE[top + 1]`` (the encoder's cell features): 0 for an empty hex,
+    1 + the colour of the top tile otherwise."""
+    table = TOP_SIDE
+    assert table[0] == 0 and len(table) == N_PIECES + 1
+    assert np.array_equal(table[1:], PIECE_COLOUR + 1)
