@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .leaves import BOARD_SIZE, MAX_MOVES, POS
+from .leaves import BOARD_SIZE, MAX_MOVES, NO_REFCOUNT, POS, copy_n
 
 NO_LOGIT = np.float32(-1e9)
 """The logit of a padding slot (``models.gnn.NEG_INF``; search never imports torch)."""
@@ -108,7 +108,7 @@ def allocate_table(capacity: int) -> CacheTable:
                       np.empty(s, np.int32), np.empty(s, np.float32), np.zeros(5, np.int64))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def find(table: CacheTable, key: np.uint64) -> int:
     """The entry slot of ``key``, or -1."""
     index, keys = table.index, table.keys
@@ -121,7 +121,7 @@ def find(table: CacheTable, key: np.uint64) -> int:
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _unindex(table: CacheTable, slot: int) -> None:
     """Take entry ``slot`` out of the index (backward-shift deletion: no tombstones)."""
     index, keys = table.index, table.keys
@@ -148,7 +148,7 @@ def _in_ring(x, lo, hi):
     return lo <= x < hi
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _evict_oldest(table: CacheTable) -> None:
     state = table.state
     c = table.keys.shape[0]
@@ -158,7 +158,7 @@ def _evict_oldest(table: CacheTable) -> None:
     state[_SIZE] -= 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, actions: np.ndarray,
            logits: np.ndarray, n: int, has_moves: bool) -> None:
     """Keep ``key``'s outputs (the first ``n`` moves, action ids and logits; ``has_moves``: the
@@ -168,7 +168,7 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     if held >= 0:
         if has_moves and not table.has_moves[held]:
             first = table.start[held]
-            table.moves[first:first + n] = moves[:n]
+            copy_n(table.moves[first:], moves, n)
             table.has_moves[held] = True
         return
     state = table.state
@@ -192,9 +192,9 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     table.start[slot] = dst
     table.count[slot] = n
     table.has_moves[slot] = has_moves
-    table.moves[dst:dst + n] = moves[:n]
-    table.actions[dst:dst + n] = actions[:n]
-    table.logits[dst:dst + n] = logits[:n]
+    copy_n(table.moves[dst:], moves, n)
+    copy_n(table.actions[dst:], actions, n)
+    copy_n(table.logits[dst:], logits, n)
     state[_ARENA_HEAD] = dst + n
     state[_HEAD] = (slot + 1) % c
     state[_SIZE] += 1
@@ -206,19 +206,19 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     index[i] = slot
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def read_into(table: CacheTable, slot: int, moves: np.ndarray, actions: np.ndarray,
               logits: np.ndarray) -> int:
     """Copy entry ``slot``'s moves, action ids and logits into the given rows; returns its count."""
     n = table.count[slot]
     first = table.start[slot]
-    moves[:n] = table.moves[first:first + n]
-    actions[:n] = table.actions[first:first + n]
-    logits[:n] = table.logits[first:first + n]
+    copy_n(moves, table.moves[first:], n)
+    copy_n(actions, table.actions[first:], n)
+    copy_n(logits, table.logits[first:], n)
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _clear(table: CacheTable) -> None:
     table.index[:] = -1
     table.count[:] = -1
@@ -228,7 +228,7 @@ def _clear(table: CacheTable) -> None:
     table.state[_ARENA_HEAD] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
     """For each key: its entry copied into row i (``n_legal[i]`` its count), or ``n_legal[i] = -1``
     (a miss); counts hits and misses. Returns the misses."""
@@ -246,7 +246,7 @@ def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
     return misses
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _store_rows(table, keys, rows, logits, values, moves, actions, n_legal, has_moves):
     for r in rows:
         insert(table, keys[r], values[r], moves[r], actions[r], logits[r], n_legal[r], has_moves)

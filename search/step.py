@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from .cache import CacheTable, board_key, find, insert, read_into
-from .leaves import BOARD_SIZE, MAX_MOVES
+from .leaves import BOARD_SIZE, MAX_MOVES, NO_REFCOUNT, copy_n
 from .tree import LEAF_COLLISION, LEAF_EVAL, LEAF_TERMINAL
 
 _HITS, _MISSES = 3, 4  # CacheTable.state fields (search.cache)
@@ -49,7 +49,7 @@ def allocate_outputs(rows: int, max_legal: int) -> LeafOutputs:
                        np.zeros((rows, BOARD_SIZE), np.int16), np.zeros(rows, np.int32))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, leaf_row, out: LeafOutputs,
                   sims_done, counts):
     """Serve the step's ``LEAF_EVAL`` leaves from the cache, gather the others for the network.
@@ -84,7 +84,7 @@ def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, lea
             out.values[i] = table.values[slot]
             hits += 1
             continue
-        out.miss_boards[misses, :] = leaf_boards[i]
+        copy_n(out.miss_boards[misses], leaf_boards[i], leaf_boards.shape[1])
         out.miss_rows[misses] = i
         misses += 1
     table.state[_HITS] += hits
@@ -92,7 +92,7 @@ def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, lea
     return misses
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def scatter_misses(table: CacheTable, cached: bool, k: int, out: LeafOutputs, logits, values, moves, actions,
                    n_legal):
     """Copy the network's outputs (``logits [K, >= n]``, ``values [K]``) and the encoder's moves,
@@ -102,8 +102,8 @@ def scatter_misses(table: CacheTable, cached: bool, k: int, out: LeafOutputs, lo
         n = n_legal[j]
         out.n_legal[i] = n
         out.values[i] = values[j]
-        out.moves[i, :n] = moves[j, :n]
-        out.actions[i, :n] = actions[j, :n]
-        out.logits[i, :n] = logits[j, :n]
+        copy_n(out.moves[i], moves[j], n)
+        copy_n(out.actions[i], actions[j], n)
+        copy_n(out.logits[i], logits[j], n)
         if cached:
             insert(table, out.keys[i], values[j], out.moves[i], out.actions[i], out.logits[i], n, True)
