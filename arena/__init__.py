@@ -19,3 +19,7 @@
 - ``plot``: Elo over checkpoints, with the games behind each rating; unrated players left out
 - ``cli``: the ``hive-arena`` command line
 """
+
+from hive_zero.layout import check as _check_layout
+
+_check_layout()  # another 'arena' (a user's folder, another package) is one line, not a bad import

@@ -29,6 +29,7 @@ from pathlib import Path
 from hive_env import GAME_TYPES
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
+from hive_zero import version_line
 
 from . import ladder
 from .arena import run_arena
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     arg("--elo-prior", type=float, default=1.0, help="virtual draws per pairing (default 1)")
     arg("--no-progress", action="store_true", help="no progress bar")
     parser = _Parser(prog="hive-arena", description=__doc__.splitlines()[0].replace("``", ""))
+    parser.add_argument("--version", action="version", version=version_line("hive-arena"))
     sub = parser.add_subparsers(dest="command", required=True)
     gauntlet = sub.add_parser("gauntlet", parents=[common], help="one player against each opponent")
     gauntlet.add_argument("player", metavar="PLAYER")

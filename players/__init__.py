@@ -12,8 +12,12 @@
 - ``terminal``: a person typing moves against a player (the ``hive-play`` game)
 """
 
-from .base import Budget, Player, PlayerSpecError, player_name, resolve_budget, search_stats  # the interface
-from .registry import make_player, parse_spec, player_kinds, player_label, register_player  # specs -> players
+from hive_zero.layout import check as _check_layout
+
+_check_layout()  # another 'players' (a user's folder, another package) is one line, not a bad import
+
+from .base import Budget, Player, PlayerSpecError, player_name, resolve_budget, search_stats  # noqa: E402 - the interface
+from .registry import make_player, parse_spec, player_kinds, player_label, register_player  # noqa: E402 - specs -> players
 
 __all__ = [
     "Budget",

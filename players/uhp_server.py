@@ -49,12 +49,14 @@ from typing import TextIO
 
 from hive_env import Game, HiveError
 from hive_env.errors import quoted
+from hive_zero import DISTRIBUTION, __version__
 
 from .base import Budget, Player, PlayerSpecError, prepare_for
 from .levels import MAX_LEVEL
 from .registry import accepts_option, kinds_without_required_params, make_player, with_level, with_option
 
-ENGINE_ID = "id hive-zero v0.1.0"
+ENGINE_ID = f"id {DISTRIBUTION} v{__version__}"
+"""The ``info`` reply's ``id`` line: the one version (``hive_zero.__version__``)."""
 CAPABILITIES = "Mosquito;Ladybug;Pillbug"
 DEFAULT_PLAYER = "alphazero"
 """The strongest player: the shipped network at its top level (``players.levels``), 1 s a move."""

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from hive_env import HiveError
 from hive_env.records import read_game
+from hive_zero import version_line
 from players import PlayerSpecError
 from players.registry import check_spec, parse_spec
 
@@ -28,6 +29,7 @@ SPEC = "alphazero[:ckpt=PATH,sims=N,leaves=L,backend=B]"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-analyse", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-analyse"))
     parser.add_argument("game", help="a game record file or a GameString")
     parser.add_argument("--game", dest="index", type=int, default=1, metavar="N",
                         help="which game of the file, from 1 (default 1)")

@@ -24,13 +24,15 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
+import hive_zero
+from hive_zero import version_line
 from models.gnn import HiveGNN
 from training.checkpoint import CheckpointStore
 from training.config import RunConfig, register_configs, run_config
 from training.replay import ReplayStore
 from training.worker import worker_main
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = hive_zero.CONFIGS
 
 
 def positions_per_s(rc: RunConfig, seconds: float) -> float:
@@ -72,6 +74,7 @@ def positions_per_s(rc: RunConfig, seconds: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-bench-backend"))
     parser.add_argument("--seconds", type=float, default=45.0, help="measured seconds per backend and round")
     parser.add_argument("--rounds", type=int, default=1, help="local/ray measurements, alternating")
     parser.add_argument("overrides", nargs="*", help="hive-train settings (default: smoke, 2 workers)")

@@ -19,6 +19,7 @@ from hive_env import Game
 from hive_env.board import new_board
 from hive_env.pieces import parse_game_type
 from hive_env.rules import perft, random_playouts
+from hive_zero import version_line
 
 
 def bench_perft(game_type: str, depth: int) -> tuple[int, float]:
@@ -76,6 +77,7 @@ def bench_openspiel_playouts(game_type: str, seconds: float, max_plies: int) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-bench-engine", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-bench-engine"))
     parser.add_argument("--seconds", type=float, default=5.0, help="time per playout measurement")
     parser.add_argument("--max-plies", type=int, default=200, help="plies per random game at most")
     parser.add_argument("--deep", action="store_true", help="also perft(6) of Base+MLP (192,353,904)")

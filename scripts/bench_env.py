@@ -22,6 +22,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from hive_env.vec_env import HiveVecEnv  # noqa: E402
+from hive_zero import version_line  # noqa: E402
 
 OPENSPIEL_INSTALL = 'pip install -e ".[bench]" or make bench'
 """How to get OpenSpiel (the ``bench`` extra), printed when it is missing."""
@@ -74,6 +75,7 @@ def bench_openspiel(seconds: float) -> tuple[float, float] | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-bench-env", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-bench-env"))
     parser.add_argument("--seconds", type=float, default=3.0, help="wall-time budget per measurement")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 256, 1024])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])

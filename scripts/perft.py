@@ -13,6 +13,7 @@ import time
 
 from hive_env import Game, HiveError
 from hive_env.game import PERFT_MAX_DEPTH
+from hive_zero import version_line
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -24,6 +25,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="hive-perft", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-perft"))
     parser.add_argument("game", metavar="GAME", help="game type (e.g. Base+MLP) or a whole GameString")
     parser.add_argument("depth", metavar="DEPTH", help=f"deepest depth to count (1 to {PERFT_MAX_DEPTH})")
     args = parser.parse_args(argv)

@@ -19,6 +19,7 @@ import time
 
 from hive_env import GAME_TYPES, Game, HiveError
 from hive_env.records import read_record, write_record
+from hive_zero import version_line
 from players import PlayerSpecError, make_player, parse_spec
 from players.base import prepare_for
 from players.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
@@ -28,6 +29,7 @@ from players.terminal import Session
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-play", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-play"))
     parser.add_argument("--opponent", default="alphazero",
                         help="player spec (default alphazero: the network shipped with the package, at "
                              f"level {DEFAULT_LEVEL}, 1 s a move), e.g. random, alphabeta:depth=3, "

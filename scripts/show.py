@@ -22,10 +22,12 @@ import sys
 from hive_env import Game, HiveError
 from hive_env.display.text import render_board, use_colour
 from hive_env.records import at_ply, last_move_hexes, read_game
+from hive_zero import version_line
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-show", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-show"))
     parser.add_argument("game", help="a game record file (as hive-play --out writes) or a GameString")
     parser.add_argument("--game", dest="index", type=int, default=1, metavar="N",
                         help="which game of the file, from 1 (default 1)")

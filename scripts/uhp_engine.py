@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from hive_zero import version_line
 from players import PlayerSpecError
 from players.uhp_client import UhpEngineError
 from players.uhp_server import DEFAULT_PLAYER, LineTooLong, UhpEngine, read_lines
@@ -18,6 +19,7 @@ from players.uhp_server import DEFAULT_PLAYER, LineTooLong, UhpEngine, read_line
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-uhp", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=version_line("hive-uhp"))
     parser.add_argument("--player", default=DEFAULT_PLAYER, help="player spec answering bestmove")
     args = parser.parse_args(argv)
     sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # stray bytes must not crash us

@@ -12,12 +12,15 @@ import sys
 import threading
 import webbrowser
 
+from hive_zero import version_line
+
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="hive-web", description="Play, watch and analyse Hive in the browser.",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--version", action="version", version=version_line("hive-web"))
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port")
     p.add_argument("--models", default="runs", help="directory searched for *.pt checkpoints")

@@ -23,6 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hive_zero.layout import check as _check_layout
+
+_check_layout()  # another 'search' (a user's folder, another package) is one line, not a bad import
+
 __all__ = ["Evaluation", "EvaluationError", "Network"]
 
 

@@ -28,3 +28,7 @@ processes, ``TrainSettings`` kept checkpoints, ``ModelSettings`` picks a named s
 resolves to a ``ModelConfig``). "Evaluate" is the network's call (``search.network``); judging
 checkpoints in the arena is gating.
 """
+
+from hive_zero.layout import check as _check_layout
+
+_check_layout()  # another 'training' (a user's folder, another package) is one line, not a bad import

@@ -27,6 +27,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from hive_env.compile_notice import notice_first_compile
 from hive_env.files import write_atomic
+from hive_zero import version_line
 
 from .checkpoint import CheckpointStore
 from .config import ConfigError, RunConfig, run_config
@@ -81,15 +82,19 @@ def check_command_line(argv: Sequence[str]) -> str | None:
     """What hive-train does before Hydra takes over ``argv`` (its arguments): the text of
     ``--help`` to print (training.overrides.settings_help), or None once every start-up check
     passed: the overrides compose (training.overrides.check_overrides) and, for a run, the
-    settings hold (:func:`prepare`). Hydra's other flags pass (``--cfg`` and the like: the
+    settings hold (:func:`prepare`). ``--version``: hive-zero's version (``hive_zero``) and
+    Hydra's. Hydra's other flags pass (``--cfg`` and the like: the
     overrides are checked; ``--multirun``, another config: nothing is).
 
     Raises:
         ConfigError: a bad flag, override or setting, in one line.
         search.checkpoint.CheckpointError: a crafted checkpoint in the run directory or parent.
     """
+    from hydra import __version__ as hydra_version
     from hydra._internal.utils import get_args_parser
 
+    if "--version" in argv:
+        return f"{version_line('hive-train')}, Hydra {hydra_version}"
     parser = get_args_parser()
 
     def refuse(message: str):

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import hive_zero
 from hive_env.files import write_atomic
 
 _LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
@@ -64,8 +65,10 @@ def as_typed(override: str) -> str:
     return override
 
 
-def machine() -> str:
-    """This machine's cores and CPU model (the card's ``machine``)."""
+def machine(device: str | None = "cpu") -> str:
+    """This machine's cores and CPU model, and the device that trained the network (its lineage's
+    ``device``: ``cpu`` is "no GPU used"; None, a network from before lineages recorded it:
+    "device not recorded")."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -74,7 +77,13 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{os.cpu_count()} cores, {cpu}, no GPU used"
+    if device is None:
+        used = "device not recorded"
+    elif device == "cpu":
+        used = "no GPU used"
+    else:
+        used = f"trained on {device}"
+    return f"{os.cpu_count()} cores, {cpu}, {used}"
 
 
 def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict[str, Any],
@@ -88,7 +97,9 @@ def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict
     return {"name": name, "game_type": game_type, "file": file or checkpoint.name,
             "bytes": checkpoint.stat().st_size,
             "step": step, "model": model_config, "lineage": lineage, "run": run,
-            "machine": ("one core (a sweep job) of " if run.get("sweep_job") else "") + machine(),
+            "machine": ("one core (a sweep job) of " if run.get("sweep_job") else "")
+            + machine((lineage or {}).get("device")),
+            "version": (lineage or {}).get("version"), "shipped_by": hive_zero.__version__,
             "replaced": replaced, "ladder": ladder, "equal_time": equal_time}
 
 
@@ -105,6 +116,8 @@ def markdown(card: dict[str, Any]) -> str:
              f"- Game type: {card.get('game_type', 'Base')}{_trained_on(card)}",
              f"- Trained by: `{run['command']}` at git `{run['git'][:12]}`, seed {run['seed']}",
              f"- Steps: {card['step']}; wall time: {run['wall_minutes']} min on {card['machine']}",
+             *([f"- Trained with hive-zero {card['version'] or '(version not recorded)'}; shipped with "
+                f"{card.get('shipped_by')}"] if "version" in card else []),  # older cards: as they were
              f"- Training: {_lineage_line(card.get('lineage'))}",
              f"- Network: HiveGNN width {card['model']['width']}, {card['model']['layers']} residual blocks; "
              f"file {card['file']}, {card['bytes']} bytes", ""]

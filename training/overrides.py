@@ -28,10 +28,13 @@ from typing import Any, get_origin, get_type_hints
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 
+import hive_zero
+
 from .config import GROUPS, TOP_LEVEL, ConfigError, RunConfig, register_configs, unknown_setting
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-"""The Hydra configs of hive-train (configs/train.yaml and its groups)."""
+CONFIGS: Path = hive_zero.CONFIGS
+"""The Hydra configs of hive-train (configs/train.yaml and its groups), found through the package
+(``hive_zero/configs``), never through the current folder."""
 
 
 # ----- what exists ------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ from search.network import pick_device
 
 from .checkpoint import CheckpointStore
 from .config import RunConfig
-from .lineage import Parent, lineage, parent_from_lineage
+from .lineage import Parent, device_name, lineage, parent_from_lineage
 from .metrics import RECENT_GAMES, Metrics, Progress
 from .replay import ReplayStore
 from .selfplay import GAME_STATS
@@ -107,10 +107,16 @@ def _restore_rng_states(states: dict[str, Any], rng: np.random.Generator) -> Non
 
 
 def git_commit() -> str:
+    """The commit of the checkout this code runs from; ``unknown`` for an installed copy (whose
+    site-packages may sit inside someone else's repository: that commit is not this code's)."""
+    root = Path(__file__).resolve().parents[1]
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=Path(__file__).resolve().parent)
-        return out.stdout.strip() or "unknown"
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel", "HEAD"], capture_output=True, text=True,
+                             timeout=5, cwd=root)
+        lines = out.stdout.split()
+        if len(lines) == 2 and Path(lines[0]).resolve() == root:
+            return lines[1]
+        return "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
@@ -197,7 +203,7 @@ class Run:
         t = self.trainer
         return lineage(self.parent, self.cfg.env.game_type, t.step, self.replay.count(), t.seconds / 60,
                        t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap,
-                       game_types=tuple(self.cfg.selfplay.game_types))
+                       game_types=tuple(self.cfg.selfplay.game_types), device=device_name(self.device))
 
     def publish(self) -> Path:
         return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),

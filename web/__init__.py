@@ -14,8 +14,12 @@
 - ``static/``: index.html, app.js, style.css (no build step, nothing from a CDN)
 """
 
-from .app import create_app  # the server
-from .limits import SearchRefusedError, SearchSlots  # search slots, for any route that searches
-from .serve import ServerLimits, make_server  # uvicorn with connection caps
+from hive_zero.layout import check as _check_layout
+
+_check_layout()  # another 'web' (a user's folder, another package) is one line, not a bad import
+
+from .app import create_app  # noqa: E402 - the server
+from .limits import SearchRefusedError, SearchSlots  # noqa: E402 - search slots, for any route that searches
+from .serve import ServerLimits, make_server  # noqa: E402 - uvicorn with connection caps
 
 __all__ = ["SearchRefusedError", "SearchSlots", "ServerLimits", "create_app", "make_server"]
