@@ -312,7 +312,8 @@ def generate_moves(board: np.ndarray, out: np.ndarray) -> int:
     """
     if board[STATUS] != IN_PROGRESS:
         return 0
-    return _generate(board, out, new_move_scratch(), False)
+    scratch = new_move_scratch()  # a local: _generate called directly on it ran 4x slower
+    return generate_moves_with(board, out, scratch)
 
 
 @njit(cache=True)
