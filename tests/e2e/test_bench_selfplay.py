@@ -23,4 +23,6 @@ def test_one_run_measures_each_backend_and_the_ceiling(tmp_path):
     assert rows[1]["what"].startswith("inference numba (fp32) below 16 positions, packed from 16")
     assert rows[2]["what"].startswith("constant network: the CPU-side ceiling")
     printed = [line.split(":")[0].strip() for line in run.stdout.splitlines()]
-    assert printed == ["numba", "auto", "constant"]
+    assert printed == ["machine", "numba", "auto", "constant"]  # the CPU named first
+    machine = json.loads(out.read_text())["machine"]
+    assert "cores" in machine and "cpu flags" in machine and machine in run.stdout.splitlines()[0]
