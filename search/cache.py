@@ -45,8 +45,9 @@ ARENA_MOVES = 96
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
-# CacheTable.state fields
-_HEAD, _SIZE, _ARENA_HEAD, _HITS, _MISSES = range(5)
+STATE_HEAD, STATE_SIZE, STATE_ARENA_HEAD, STATE_HITS, STATE_MISSES = range(5)
+"""The fields of ``CacheTable.state``: the next entry slot, live entries, the arena's next slot,
+hits, misses."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -152,10 +153,10 @@ def _in_ring(x, lo, hi):
 def _evict_oldest(table: CacheTable) -> None:
     state = table.state
     c = table.keys.shape[0]
-    oldest = (state[_HEAD] - state[_SIZE]) % c
+    oldest = (state[STATE_HEAD] - state[STATE_SIZE]) % c
     _unindex(table, oldest)
     table.count[oldest] = -1
-    state[_SIZE] -= 1
+    state[STATE_SIZE] -= 1
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNT)
@@ -176,17 +177,17 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     s = table.moves.shape[0]
     if n > s:
         return  # larger than the whole arena: not kept
-    at = state[_ARENA_HEAD]
+    at = state[STATE_ARENA_HEAD]
     wrap = at + n > s
     dst = 0 if wrap else at
-    while state[_SIZE] > 0:  # the oldest go while the ring is full or their moves are in the way
-        oldest = (state[_HEAD] - state[_SIZE]) % c
+    while state[STATE_SIZE] > 0:  # the oldest go while the ring is full or their moves are in the way
+        oldest = (state[STATE_HEAD] - state[STATE_SIZE]) % c
         first = table.start[oldest]
         in_way = _in_ring(first, at, at + n) if not wrap else (_in_ring(first, at, s) or first < n)
-        if state[_SIZE] < c and not in_way:
+        if state[STATE_SIZE] < c and not in_way:
             break
         _evict_oldest(table)
-    slot = state[_HEAD]
+    slot = state[STATE_HEAD]
     table.keys[slot] = key
     table.values[slot] = value
     table.start[slot] = dst
@@ -195,9 +196,9 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     copy_n(table.moves[dst:], moves, n)
     copy_n(table.actions[dst:], actions, n)
     copy_n(table.logits[dst:], logits, n)
-    state[_ARENA_HEAD] = dst + n
-    state[_HEAD] = (slot + 1) % c
-    state[_SIZE] += 1
+    state[STATE_ARENA_HEAD] = dst + n
+    state[STATE_HEAD] = (slot + 1) % c
+    state[STATE_SIZE] += 1
     index = table.index
     mask = index.shape[0] - 1
     i = np.int64(key & np.uint64(mask))
@@ -223,9 +224,9 @@ def _clear(table: CacheTable) -> None:
     table.index[:] = -1
     table.count[:] = -1
     table.has_moves[:] = False
-    table.state[_HEAD] = 0
-    table.state[_SIZE] = 0
-    table.state[_ARENA_HEAD] = 0
+    table.state[STATE_HEAD] = 0
+    table.state[STATE_SIZE] = 0
+    table.state[STATE_ARENA_HEAD] = 0
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNT)
@@ -241,8 +242,8 @@ def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
             continue
         n_legal[i] = read_into(table, slot, moves[i], actions[i], logits[i])
         values[i] = table.values[slot]
-    table.state[_HITS] += keys.shape[0] - misses
-    table.state[_MISSES] += misses
+    table.state[STATE_HITS] += keys.shape[0] - misses
+    table.state[STATE_MISSES] += misses
     return misses
 
 
@@ -270,14 +271,14 @@ class EvalCache:
 
     @property
     def hits(self) -> int:
-        return int(self.table.state[_HITS])
+        return int(self.table.state[STATE_HITS])
 
     @property
     def misses(self) -> int:
-        return int(self.table.state[_MISSES])
+        return int(self.table.state[STATE_MISSES])
 
     def __len__(self) -> int:
-        return int(self.table.state[_SIZE])
+        return int(self.table.state[STATE_SIZE])
 
     def clear(self) -> None:
         _clear(self.table)

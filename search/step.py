@@ -18,11 +18,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .cache import CacheTable, board_key, find, insert, read_into
+from .cache import STATE_HITS, STATE_MISSES, CacheTable, board_key, find, insert, read_into
 from .leaves import BOARD_SIZE, MAX_MOVES, NO_REFCOUNT, copy_n
 from .tree import LEAF_COLLISION, LEAF_EVAL, LEAF_TERMINAL
-
-_HITS, _MISSES = 3, 4  # CacheTable.state fields (search.cache)
 
 
 class LeafOutputs(NamedTuple):
@@ -87,8 +85,8 @@ def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, lea
         copy_n(out.miss_boards[misses], leaf_boards[i], leaf_boards.shape[1])
         out.miss_rows[misses] = i
         misses += 1
-    table.state[_HITS] += hits
-    table.state[_MISSES] += misses
+    table.state[STATE_HITS] += hits
+    table.state[STATE_MISSES] += misses
     return misses
 
 

@@ -205,7 +205,7 @@ def test_the_table_keeps_a_suffix_of_what_was_inserted_and_every_entry_whole(see
     """Random keys (many sharing an index home, as a small table's do) and move counts around and
     far above the arena's mean: what is held is always the newest entries, in insertion order,
     each exactly as stored, and at most ``capacity``; with small entries exactly the last ``capacity``."""
-    from search.cache import ARENA_MOVES, allocate_table
+    from search.cache import ARENA_MOVES, STATE_SIZE, allocate_table
 
     rng = np.random.default_rng(seed)
     capacity = int(rng.integers(1, 40))
@@ -221,7 +221,7 @@ def test_the_table_keeps_a_suffix_of_what_was_inserted_and_every_entry_whole(see
         order.append(key)
         held = [k for k in order if _read(table, k) is not None]
         assert held == order[len(order) - len(held):] and held[-1] == key
-        assert len(held) == int(table.state[1]) <= capacity
+        assert len(held) == int(table.state[STATE_SIZE]) <= capacity
         if not big:
             assert len(held) == min(capacity, len(order))
         for k in held[-3:] + held[:2]:
