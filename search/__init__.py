@@ -5,7 +5,9 @@
 - ``kernels``: compiled select and expand/backup, one per-game body, serial and parallel wrappers
 - ``gumbel``: Gumbel root math: halving schedule, completed Q, sigma, improved policy
 - ``leaves``: leaf positions, the only door into ``hive_env`` (replay, encoding, terminal values)
-- ``cache``: network outputs by position, bounded (transpositions skip the network)
+- ``cache``: network outputs by position, bounded, in flat arrays (transpositions skip the network)
+- ``step``: the search step's compiled leaf pass (cache hits served, misses gathered and scattered)
+- ``roots``: every root's exact checks, statistics and tree reuse, one compiled call for all games
 - ``network``: numpy observations -> an inference backend -> priors and values (``make_evaluator``)
 - ``inputs``: the observation arrays the network reads, trimmed to the batch, as tensors
 - ``fastnet``: the numba inference backend (the network's forward pass on exported weights)
