@@ -42,7 +42,3 @@ __all__ = [
     "WHITE_WINS",
     "piece_name",
 ]
-
-from hive_zero.layout import check as _check_layout
-
-_check_layout()  # another 'hive_env' (a user's folder, another package) is one line, not a bad import

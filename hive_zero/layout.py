@@ -6,9 +6,10 @@ hive-zero's packages keep their short import names (``hive_env``, ``models``, ``
 the same names: a ``models.py`` or ``scripts/`` in the folder a script or ``python -m`` runs from
 (put first on ``sys.path``; the console commands ``hive-*`` never put the current folder there),
 a folder on ``PYTHONPATH``, or another installed package of that name. Each package's
-``__init__`` calls :func:`check` (the first call does the work, in microseconds to a few
-milliseconds): every one of :data:`PACKAGES` must be the one beside this package, and in an
-installed copy its ``__init__.py`` must be the file the wheel installed (its SHA-256 in the
+``__init__`` but ``hive_env``'s (the engine imports none of ours, so a user's code may import it
+beside modules of its own with our names) calls :func:`check` (the first call does the work,
+in microseconds to a few milliseconds): every one of :data:`PACKAGES` must be the one beside this
+package, and in an installed copy its ``__init__.py`` must be the file the wheel installed (its SHA-256 in the
 distribution's ``RECORD``: another package installed into the same ``site-packages/models/``
 overwrites it). Otherwise: under a console command (``hive-*``, ``python -m``) one line on
 stderr and exit status 2; in a library import, :class:`LayoutError` (an ``ImportError``) with
