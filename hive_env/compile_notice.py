@@ -11,6 +11,7 @@ it from the listener registered on import (``hive_env/__init__`` imports this th
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -30,13 +31,22 @@ def cache_dir() -> Path | None:
     return Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else None
 
 
+def own_subdir(directory: Path) -> Path:
+    """This copy's engine kernels inside the cache ``directory``: numba files a module's kernels
+    under ``<folder name>_<sha1 of the folder's absolute path>`` (its user-provided cache
+    locator), so a checkout and an installed copy of the same sources fill different folders."""
+    folder = Path(__file__).resolve().parent
+    return directory / f"{folder.name}_{hashlib.sha1(str(folder).encode()).hexdigest()}"
+
+
 def is_cold() -> bool:
-    """True when the kernel cache holds no compiled kernel yet (no ``*.nbi`` index file);
-    False also when the cache location is numba's default (unknown)."""
+    """True when the kernel cache holds no compiled engine kernel of this copy yet (no ``*.nbi``
+    index file in :func:`own_subdir`: a fresh install beside a checkout that compiled its own is
+    cold too); False also when the cache location is numba's default (unknown)."""
     directory = cache_dir()
     if directory is None:
         return False
-    return next(directory.rglob("*.nbi"), None) is None
+    return next(own_subdir(directory).glob("*.nbi"), None) is None
 
 
 def notice_first_compile(stream=None) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hive_env.compile_notice import NOTICE, NOTICE_ENV
+from hive_env.compile_notice import NOTICE, NOTICE_ENV, own_subdir
 from training import metrics
 from training.metrics import Progress
 
@@ -39,12 +39,23 @@ def test_a_cold_cache_prints_the_notice_once_on_stderr(tmp_path):
 
 
 def test_a_warm_cache_or_a_parent_that_said_it_prints_nothing(tmp_path):
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "kernel-1.py311.nbi").write_bytes(b"")  # a compiled kernel's index
+    own = own_subdir(tmp_path)
+    own.mkdir()
+    (own / "kernel-1.py311.nbi").write_bytes(b"")  # a compiled kernel's index, of this copy
     warm = run_python(COMPILE_TWICE, {"NUMBA_CACHE_DIR": str(tmp_path)})
     assert warm.returncode == 0 and warm.stderr == ""
     told = run_python(COMPILE_TWICE, {"NUMBA_CACHE_DIR": str(tmp_path / "empty"), NOTICE_ENV: "1"})
     assert told.returncode == 0 and told.stderr == ""
+
+
+def test_kernels_of_another_copy_of_the_engine_leave_the_cache_cold(tmp_path):
+    """An installed copy beside a checkout (the same sources, so the same keyed cache): numba files
+    the checkout's kernels under another folder, so the copy's first compile still says it."""
+    other = tmp_path / f"hive_env_{'0' * 40}"
+    other.mkdir()
+    (other / "kernel-1.py311.nbi").write_bytes(b"")
+    done = run_python(COMPILE_TWICE, {"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0 and done.stderr == NOTICE + "\n", done.stderr
 
 
 @pytest.mark.slow
