@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import sys
 
@@ -119,6 +120,9 @@ def main() -> None:
     except OSError as e:
         stop_on_disk_full(e)
         raise
+    except RuntimeError as e:
+        stop_on_killed_job(e)
+        raise
     from training import sweep
 
     if sweep.LAST_SWEEP is not None:  # hive-train -m: how the jobs ended
@@ -163,6 +167,24 @@ def run(cfg: DictConfig) -> None:
     except OSError as e:
         stop_on_disk_full(e)
         raise
+
+
+def stop_on_killed_job(e: RuntimeError) -> None:
+    """A sweep job's process killed from outside (joblib's ``TerminatedWorkerError``: the OOM
+    killer, a ``kill``): one line with the sweep's state and how to resume, exit 1; any other
+    error returns (the caller raises it)."""
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    from training import sweep
+
+    if not isinstance(e, TerminatedWorkerError):
+        return
+    codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(e))
+    why = f"exit codes {codes.group(1)}" if codes else type(e).__name__
+    jobs = f" ({sweep.summary(sweep.LAST_SWEEP)[0].split('; compare:')[0]})" if sweep.LAST_SWEEP else ""
+    print(f"hive-train: a sweep job's process was killed from outside ({why}); rerun the same command to "
+          f"resume{jobs}", file=sys.stderr)
+    sys.exit(1)
 
 
 def stop_on_disk_full(e: OSError) -> None:
