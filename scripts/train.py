@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import sys
 
 # Until main() takes over, a signal ends the start-up quietly (nothing is written yet).
@@ -231,11 +232,15 @@ def sweep_job(cfg: DictConfig, log) -> None:
     sweep_dir, out = Path(hc.sweep.dir), Path(hc.runtime.output_dir)
     with open_dict(cfg):
         cfg.run_dir = str(out)
-    core = sweep.lease_core(sweep_dir)
-    limit_threads(1)
+    shared = sweep.shares_machine(str(hc.launcher.get("_target_", "")))
+    if shared:  # the joblib launcher: the jobs side by side on this machine, a core each
+        core = sweep.lease_core(sweep_dir)
+        limit_threads(1)
+        where = f"pinned to core {core}" if core is not None else "warning: more jobs than cores, not pinned"
+    else:  # a job of its own (submitit: a Slurm job on its node), every core it was given
+        where = f"on {socket.gethostname()}, {len(os.sched_getaffinity(0))} core(s)"
     number = sweep.set_status(sweep_dir, task, "running", run_dir=os.path.relpath(out, sweep_dir))
-    log(f"sweep job {number}: {' '.join(task)}; "
-        + (f"pinned to core {core}" if core is not None else "warning: more jobs than cores, not pinned"))
+    log(f"sweep job {number}: {' '.join(task)}; {where}")
     error = None
     try:
         train_job(cfg, task, log)

@@ -208,6 +208,14 @@ _CORES: set[int] | None = None  # the cores this process could use before any jo
 _LEASE = None  # the open lock file of the core this process holds
 
 
+def shares_machine(launcher: str) -> bool:
+    """Whether a sweep's jobs run side by side on this machine (Hydra's joblib launcher, the
+    default: each job leases a core, :func:`lease_core`), given the launcher's ``_target_``; a
+    submitit launcher's job (``hydra/launcher=slurm``: a Slurm job, or ``submitit_local``) has its
+    own node or process and uses every core it was given."""
+    return "submitit" not in launcher
+
+
 def lease_core(sweep_dir: Path) -> int | None:
     """Take the first free core (module docstring) and pin this process there; None (unpinned)
     when every core is taken. A process holds one lease at a time (a new job's call first

@@ -101,3 +101,37 @@ def test_a_job_killed_in_a_sweep_resumes_when_the_sweep_is_run_again(tmp_path):
     log = (sweep / victim["run_dir"] / "train.log").read_text()
     assert "resumed from checkpoint step" in log
     assert read_checkpoint(sweep / victim["run_dir"] / "checkpoints" / "final.pt")["step"] == 60
+
+
+@pytest.mark.slow
+def test_a_sweep_through_the_submitit_launcher_runs_its_jobs_each_on_its_own(tmp_path):
+    """``hydra/launcher=slurm`` (configs/hydra/launcher/slurm.yaml) submits each job to Slurm
+    through Hydra's submitit launcher; ``submitit_local`` is the same launcher with local processes
+    for executors: each job runs in a process of its own, unpinned (it has its node), and the
+    sweep's record and summary are as with the local launcher."""
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    sweep = tmp_path / "sweep"
+    cmd = sweep_cmd(sweep, "hydra/launcher=submitit_local", "train.steps=10", "eval.every=0",
+                    "eval.final_games=2", "eval.final_sims=2", "seed=1,2")
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    assert f"sweep {sweep}: 2 jobs: 2 done; compare: hive-arena compare {sweep}" in out.stdout
+    data = json.loads((sweep / "sweep.json").read_text())
+    assert [(j["seed"], j["status"]) for j in data["jobs"]] == [(1, "done"), (2, "done")]
+    for job in data["jobs"]:
+        run_dir = sweep / job["run_dir"]
+        assert read_checkpoint(run_dir / "checkpoints" / "final.pt")["step"] == 10
+        log = (run_dir / "train.log").read_text()
+        assert "core(s)" in log and "pinned to core" not in log  # its own process, every core it has
+    assert (sweep / ".submitit").is_dir()  # submitit's own folder: each job's stdout and stderr
+
+
+def test_the_slurm_launcher_config_composes_with_its_documented_settings():
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    out = subprocess.run([sys.executable, "-m", "scripts.train", "hydra/launcher=slurm",
+                          "hydra.launcher.partition=gpu", "--cfg", "hydra", "-p", "hydra.launcher"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "SlurmLauncher" in out.stdout and "partition: gpu" in out.stdout
+    assert "gpus_per_node: 1" in out.stdout and "timeout_min: 240" in out.stdout
+
