@@ -20,7 +20,8 @@ import numba
 from numba.core import event
 
 NOTICE = "compiling the engine (first run only, about a minute)..."
-"""The line printed to stderr before the first compile on a cold cache."""
+"""The line printed to stderr before the first compile on a cold cache (:func:`notice_line`: with
+where the kernels go, when that is known)."""
 NOTICE_ENV = "HIVE_ZERO_COMPILE_NOTICE"
 """Set once the notice is printed; inherited by child processes (self-play workers), which stay quiet."""
 
@@ -49,13 +50,20 @@ def is_cold() -> bool:
     return next(own_subdir(directory).glob("*.nbi"), None) is None
 
 
+def notice_line() -> str:
+    """:data:`NOTICE`, and where the compiled kernels go (the user's cache folder, never the
+    installed package) when :func:`cache_dir` knows it."""
+    directory = cache_dir()
+    return NOTICE if directory is None else f"{NOTICE.removesuffix('...')}, into {directory}..."
+
+
 def notice_first_compile(stream=None) -> bool:
-    """Print :data:`NOTICE` (to ``stream``, default stderr) when the cache is cold and no notice
-    was printed yet in this process or its parents; True when printed."""
+    """Print :func:`notice_line` (to ``stream``, default stderr) when the cache is cold and no
+    notice was printed yet in this process or its parents; True when printed."""
     if os.environ.get(NOTICE_ENV) or not is_cold():
         return False
     os.environ[NOTICE_ENV] = "1"
-    print(NOTICE, file=stream or sys.stderr, flush=True)
+    print(notice_line(), file=stream or sys.stderr, flush=True)
     return True
 
 
