@@ -38,10 +38,16 @@ CONFIGS: Path = hive_zero.CONFIGS
 
 
 # ----- what exists ------------------------------------------------------------------------------
+HYDRA_CONFIGS = "hydra"
+"""The folder of ``configs/`` holding options of Hydra's own groups (``hydra/launcher=slurm``):
+Hydra checks those, they are not settings of a run."""
+
+
 def config_groups() -> dict[str, list[str]]:
-    """Each config group of ``configs/`` (a folder) and its options (its yaml files), sorted."""
+    """Each config group of ``configs/`` (a folder; Hydra's own aside) and its options (its yaml
+    files), sorted."""
     return {d.name: sorted(p.stem for p in d.glob("*.yaml"))
-            for d in sorted(CONFIGS.iterdir()) if d.is_dir()}
+            for d in sorted(CONFIGS.iterdir()) if d.is_dir() and d.name != HYDRA_CONFIGS}
 
 
 def setting_keys() -> list[str]:
