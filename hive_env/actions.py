@@ -116,16 +116,15 @@ def encode_move(board: np.ndarray, move: int) -> int:
     The move is not checked for legality; its piece must belong to the game type.
     """
     exp = board[EXPANSIONS]
-    n = N_GAME_PIECES[exp]
-    if move == PASS:
-        return n * n * N_POS
-    return action_of(board, move, exp, n, board[PLY] & 1)
+    return action_of(board, move, exp, N_GAME_PIECES[exp], board[PLY] & 1)
 
 
 @njit(cache=True, inline="always")
 def action_of(board: np.ndarray, move: int, exp: int, n: int, mover: int) -> int:
-    """:func:`encode_move` of a non-pass ``move``, given the game type ``exp``, its piece count
+    """:func:`encode_move` of ``move``, given the game type ``exp``, its piece count
     ``n = N_GAME_PIECES[exp]`` and the side to move (loops over moves compute them once)."""
+    if move == PASS:
+        return n * n * N_POS
     p = move_piece(move)
     dest = move_dest(move)
     ref = board[TOP + dest]

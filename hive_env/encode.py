@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .actions import N_GAME_PIECES, N_POS, REL_PIECE, action_of, num_actions, transform_actions
+from .actions import N_GAME_PIECES, REL_PIECE, action_of, num_actions, transform_actions
 from .board import (
     BELOW,
     BOARD_SIZE,
@@ -200,14 +200,14 @@ def allocate_moves(batch: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def encode_into(board, b, obs, moves, node_of_hex, pinned):
+def encode_into(board, b, obs, moves, node_of_hex):
     """Encode ``board`` into row ``b`` of the observation arrays ``obs`` (an
     :class:`ObsArrays`); return 0 or the first ``ERR_*`` code.
 
     ``moves`` [MAX_MOVES] int32 receives the legal moves (slot m <-> legal_actions[b, m]);
     ``node_of_hex`` [1024] int16 must be all -1 on entry and is restored on return, as is
-    ``board``. ``pinned`` is no longer read (callers' signature). Allocates the move generator's
-    work arrays: loops over many boards call :func:`encode_row` with one ``MoveScratch``.
+    ``board``. Allocates the move generator's work arrays: loops over many boards call
+    :func:`encode_row` with one ``MoveScratch``.
     """
     return encode_row(board, b, obs, moves, node_of_hex, new_move_scratch(), False)
 
@@ -497,14 +497,11 @@ def _legal_moves(board, obs, b, moves, node_of_hex, scratch):
         nm = actions.shape[0]
     for m in range(nm):
         mv = moves[m]
-        if mv == PASS:
-            a = n_pieces * n_pieces * N_POS
-            mask[a] = True
-            actions[m] = a
-            continue
         a = action_of(board, mv, exp, n_pieces, mover)
         mask[a] = True
         actions[m] = a
+        if mv == PASS:
+            continue
         p = move_piece(mv)
         ph = board[POS + p]
         src = BUG_KIND[exp, PIECE_BUG[p]] if ph < 0 else node_of_hex[ph]

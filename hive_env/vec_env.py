@@ -62,7 +62,7 @@ from .encode import (
     allocate_moves,
     allocate_observation,
     encode_games,
-    encode_into,
+    encode_row,
     obs_arrays,
     raise_encoding_errors,
 )
@@ -71,6 +71,7 @@ from .grid import N_HEX
 from .outcome import DEFAULT_PLY_CAP, is_real_draw, mover_reward
 from .parallel import launching
 from .pieces import parse_game_type
+from .rules import new_move_scratch
 from .uhp import format_move
 
 
@@ -118,7 +119,7 @@ def _step_games(boards, hists, slots, start, obs, moves, n_moves,
                 rewards, terminated, truncated, final_status, episode_length, errors, lo, hi):
     """Play, record, auto-reset and re-encode games ``lo .. hi-1`` (one scratch per call)."""
     node_of_hex = np.full(N_HEX, -1, dtype=np.int16)
-    pinned = np.zeros(N_HEX, dtype=np.bool_)
+    scratch = new_move_scratch()
     for b in range(lo, hi):
         if slots[b] >= 0:
             _play_one(boards[b], hists[b], moves[b, slots[b]], start, b,
@@ -126,7 +127,7 @@ def _step_games(boards, hists, slots, start, obs, moves, n_moves,
         else:  # reset
             boards[b, :] = start
             hists[b, :] = 0
-        errors[b] = encode_into(boards[b], b, obs, moves[b], node_of_hex, pinned)
+        errors[b] = encode_row(boards[b], b, obs, moves[b], node_of_hex, scratch, False)
         n_moves[b] = obs.n_legal[b]  # a private copy survives callers writing into obs
 
 

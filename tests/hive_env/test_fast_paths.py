@@ -169,9 +169,8 @@ def test_encode_into_and_the_default_path_are_exact_over_any_stale_row():
     for v in obs.values():
         v[...] = 1
     node_of_hex = np.full(N_HEX, -1, np.int16)
-    unused = np.zeros(N_HEX, np.bool_)
     for b in range(k):
-        errors[b] = encode_into(boards[b], b, obs_arrays(obs), moves[b], node_of_hex, unused)
+        errors[b] = encode_into(boards[b], b, obs_arrays(obs), moves[b], node_of_hex)
     assert (node_of_hex == -1).all()
     _assert_rows_equal(obs, moves, errors, boards)
 
