@@ -17,6 +17,7 @@ import pytest
 
 from hive_env import Game
 from hive_env.board import PASS, POS, move_piece
+from hive_env.grid import NEIGH
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root (commands run there)."""
@@ -61,6 +62,23 @@ WIN_IN_ONE_TILE_MOVES = {"wB2 \\wQ", "wA1 -wB2"}  # both fill the hole
 MIDGAME = ("Base;InProgress;White[9];wB1;bG1 wB1/;wG1 -wB1;bA1 \\bG1;wQ wB1\\;bQ -bA1;wA1 /wG1;bQ \\bA1;"
            "wB2 -wG1;bB1 /bQ;wA1 -bB1;bB2 bG1-;wG2 /wG1;bQ bA1/;wG3 /wB2;bG2 -bQ")
 """A Base middle game with White to move and many options."""
+
+
+def cells_connected(cells: set[int]) -> bool:
+    """Whether the hexes ``cells`` form one connected group on the grid (a brute-force flood fill,
+    the reference the engine's one-hive checks are held to); an empty set counts as connected."""
+    if not cells:
+        return True
+    start = next(iter(cells))
+    seen, todo = {start}, [start]
+    while todo:
+        c = todo.pop()
+        for d in range(6):
+            n = int(NEIGH[c, d])
+            if n in cells and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen == cells
 
 
 def random_move(game: Game, rng: np.random.Generator, prefer_moves: bool = False) -> int | None:

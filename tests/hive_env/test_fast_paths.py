@@ -24,7 +24,7 @@ from hive_env.encode import (
     encode_into,
     obs_arrays,
 )
-from hive_env.grid import N_HEX, NEIGH
+from hive_env.grid import N_HEX
 from hive_env.pieces import N_PIECES, PIECE_COLOUR
 from hive_env.pinned import articulation_hexes, articulation_pieces
 from hive_env.rules import (
@@ -37,7 +37,7 @@ from hive_env.rules import (
     perft,
 )
 
-from helpers import GAME_TYPES, REAL_GAMES, real_game_positions
+from helpers import GAME_TYPES, REAL_GAMES, cells_connected, real_game_positions
 
 ALL_EXPANSIONS = 7
 
@@ -55,19 +55,7 @@ def _boards(game_type: str) -> np.ndarray:
 
 def _splits_hive(board: np.ndarray, h: int) -> bool:
     """Brute force: the occupied cells other than ``h`` are not all connected."""
-    cells = {int(x) for x in np.flatnonzero(board[TOP:TOP + N_HEX] >= 0)} - {h}
-    if not cells:
-        return False
-    start = next(iter(cells))
-    seen, todo = {start}, [start]
-    while todo:
-        c = todo.pop()
-        for d in range(6):
-            n = int(NEIGH[c, d])
-            if n in cells and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return len(seen) != len(cells)
+    return not cells_connected({int(x) for x in np.flatnonzero(board[TOP:TOP + N_HEX] >= 0)} - {h})
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)

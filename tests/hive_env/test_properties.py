@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,7 +12,7 @@ from hive_env.grid import NEIGH
 from hive_env.pieces import N_PIECES
 from hive_env.symmetry import N_SYMMETRIES, transform_board, transform_move
 
-from helpers import random_game
+from helpers import cells_connected, random_game
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -33,19 +31,7 @@ games = st.builds(
 
 
 def hive_is_connected(board: np.ndarray) -> bool:
-    cells = {int(board[POS + p]) for p in range(N_PIECES) if board[POS + p] >= 0}
-    if not cells:
-        return True
-    start = next(iter(cells))
-    seen, queue = {start}, deque([start])
-    while queue:
-        h = queue.popleft()
-        for d in range(6):
-            n = int(NEIGH[h, d])
-            if n in cells and n not in seen:
-                seen.add(n)
-                queue.append(n)
-    return seen == cells
+    return cells_connected({int(board[POS + p]) for p in range(N_PIECES) if board[POS + p] >= 0})
 
 
 def window(game: Game) -> list[int]:
