@@ -78,8 +78,7 @@ class CacheTable(NamedTuple):
     """The cache's arrays (module docstring); numba takes the tuple as one argument.
 
     Fields: keys [C] uint64, values [C] float32, start [C] int64 (arena offset), count [C] int32
-    (legal moves; -1: a free slot), has_moves [C] bool (False: stored by a caller that had only
-    the logits; the arena's moves then mean nothing), index [T] int32, moves / actions [S] int32,
+    (legal moves; -1: a free slot), index [T] int32, moves / actions [S] int32,
     logits [S] float32, state [5] int64: the next entry slot, live entries, the arena's next slot,
     hits, misses.
     """
@@ -88,7 +87,6 @@ class CacheTable(NamedTuple):
     values: np.ndarray
     start: np.ndarray
     count: np.ndarray
-    has_moves: np.ndarray
     index: np.ndarray
     moves: np.ndarray
     actions: np.ndarray
@@ -104,7 +102,7 @@ def allocate_table(capacity: int) -> CacheTable:
         t *= 2
     s = c * ARENA_MOVES if capacity > 0 else MAX_MOVES
     return CacheTable(np.zeros(c, np.uint64), np.zeros(c, np.float32), np.zeros(c, np.int64),
-                      np.full(c, -1, np.int32), np.zeros(c, np.bool_), np.full(t, -1, np.int32),
+                      np.full(c, -1, np.int32), np.full(t, -1, np.int32),
                       np.empty(s, np.int32),
                       np.empty(s, np.int32), np.empty(s, np.float32), np.zeros(5, np.int64))
 
@@ -161,16 +159,10 @@ def _evict_oldest(table: CacheTable) -> None:
 
 @njit(cache=True, nogil=True, **NO_REFCOUNT)
 def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, actions: np.ndarray,
-           logits: np.ndarray, n: int, has_moves: bool) -> None:
-    """Keep ``key``'s outputs (the first ``n`` moves, action ids and logits; ``has_moves``: the
-    moves are real), dropping the oldest entries as needed; a key already held only gains its
-    moves, if it had none."""
-    held = find(table, key)
-    if held >= 0:
-        if has_moves and not table.has_moves[held]:
-            first = table.start[held]
-            copy_n(table.moves[first:], moves, n)
-            table.has_moves[held] = True
+           logits: np.ndarray, n: int) -> None:
+    """Keep ``key``'s outputs (the first ``n`` moves, action ids and logits), dropping the oldest
+    entries as needed; a key already held is left as it is."""
+    if find(table, key) >= 0:
         return
     state = table.state
     c = table.keys.shape[0]
@@ -192,7 +184,6 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     table.values[slot] = value
     table.start[slot] = dst
     table.count[slot] = n
-    table.has_moves[slot] = has_moves
     copy_n(table.moves[dst:], moves, n)
     copy_n(table.actions[dst:], actions, n)
     copy_n(table.logits[dst:], logits, n)
@@ -223,7 +214,6 @@ def read_into(table: CacheTable, slot: int, moves: np.ndarray, actions: np.ndarr
 def _clear(table: CacheTable) -> None:
     table.index[:] = -1
     table.count[:] = -1
-    table.has_moves[:] = False
     table.state[STATE_HEAD] = 0
     table.state[STATE_SIZE] = 0
     table.state[STATE_ARENA_HEAD] = 0
@@ -248,9 +238,9 @@ def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNT)
-def _store_rows(table, keys, rows, logits, values, moves, actions, n_legal, has_moves):
+def _store_rows(table, keys, rows, logits, values, moves, actions, n_legal):
     for r in rows:
-        insert(table, keys[r], values[r], moves[r], actions[r], logits[r], n_legal[r], has_moves)
+        insert(table, keys[r], values[r], moves[r], actions[r], logits[r], n_legal[r])
 
 
 class EvalCache:
@@ -284,11 +274,11 @@ class EvalCache:
         _clear(self.table)
 
     def evaluate(self, evaluate: Callable, obs: dict[str, np.ndarray], boards: np.ndarray,
-                 moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``evaluate(obs)`` for the positions ``boards`` (the rows of ``obs``), asking the
         network only for those not cached; returns (logits [K, M] float32, values [K] float32).
-        ``moves`` ([K, MAX_MOVES], the encoder's): kept with the new entries, so that the
-        compiled leaf pass (``search.step``) can serve them without encoding."""
+        ``moves`` ([K, MAX_MOVES], the encoder's: ``observe_batch_with_moves``): kept with the new
+        entries, so that the compiled leaf pass (``search.step``) can serve them without encoding."""
         k, m = obs["legal_src"].shape
         keys = board_keys(np.ascontiguousarray(boards))
         logits = np.full((k, m), NO_LOGIT, np.float32)
@@ -304,11 +294,8 @@ class EvalCache:
             sub_logits, values[miss] = as_outputs(evaluate(_rows(obs, miss)))
             logits[miss, : sub_logits.shape[1]] = sub_logits
         if self.capacity > 0 and miss.size:
-            have = moves is not None
-            moves = np.ascontiguousarray(moves, np.int32) if have else found_moves
-            actions = np.ascontiguousarray(obs["legal_actions"], np.int32)
-            n_legal = obs["n_legal"].astype(np.int32)
-            _store_rows(self.table, keys, miss, logits, values, moves, actions, n_legal, have)
+            _store_rows(self.table, keys, miss, logits, values, np.ascontiguousarray(moves, np.int32),
+                        np.ascontiguousarray(obs["legal_actions"], np.int32), obs["n_legal"].astype(np.int32))
         return logits, values
 
     def _buffer(self, name: str, rows: int, cols: int) -> np.ndarray:

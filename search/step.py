@@ -77,7 +77,7 @@ def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, lea
         key = board_key(leaf_boards[i])
         out.keys[i] = key
         slot = find(table, key) if cached else -1
-        if slot >= 0 and table.has_moves[slot]:
+        if slot >= 0:
             out.n_legal[i] = read_into(table, slot, out.moves[i], out.actions[i], out.logits[i])
             out.values[i] = table.values[slot]
             hits += 1
@@ -104,4 +104,4 @@ def scatter_misses(table: CacheTable, cached: bool, k: int, out: LeafOutputs, lo
         copy_n(out.actions[i], actions[j], n)
         copy_n(out.logits[i], logits[j], n)
         if cached:
-            insert(table, out.keys[i], values[j], out.moves[i], out.actions[i], out.logits[i], n, True)
+            insert(table, out.keys[i], values[j], out.moves[i], out.actions[i], out.logits[i], n)

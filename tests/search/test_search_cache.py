@@ -7,7 +7,7 @@ import pytest
 
 from hive_env import Game
 from hive_env.board import LAST
-from hive_env.encode import observe_batch
+from hive_env.encode import observe_batch, observe_batch_with_moves
 from search.cache import EvalCache, board_keys
 from search.mcts import BatchedMCTS, SearchConfig
 
@@ -80,16 +80,16 @@ def features(obs, i: int) -> bytes:
 def test_the_cache_asks_the_network_only_for_new_positions_and_returns_the_same():
     games = [Game.from_string(MIDGAME), Game("Base"), Game.from_string(MIDGAME)]
     boards = np.stack([g.board for g in games])
-    obs = observe_batch(boards)
+    obs, moves = observe_batch_with_moves(boards)
     net = CountingNetwork()
     cache = EvalCache(10)
-    logits, values = cache.evaluate(net, obs, boards)
+    logits, values = cache.evaluate(net, obs, boards, moves)
     ref_logits, ref_values = hashed_evaluate(obs)
     legal = np.arange(logits.shape[1])[None] < obs["n_legal"][:, None]
     np.testing.assert_array_equal(logits[legal], ref_logits[legal])
     np.testing.assert_array_equal(values, ref_values)
     assert net.batches == [3] and len(cache) == 2  # the repeated position stored once
-    again = cache.evaluate(net, obs, boards)
+    again = cache.evaluate(net, obs, boards, moves)
     assert net.batches == [3]  # all three from the cache
     np.testing.assert_array_equal(again[0][legal], ref_logits[legal])
     np.testing.assert_array_equal(again[1], ref_values)
@@ -104,19 +104,19 @@ def test_the_cache_is_bounded_and_drops_the_oldest_first():
         child.play(int(m))
         positions.append(child)
     boards = np.stack([g.board for g in positions])
-    obs = observe_batch(boards)
+    obs, moves = observe_batch_with_moves(boards)
     net = CountingNetwork()
     cache = EvalCache(4)
     for i in range(len(positions)):
-        cache.evaluate(net, {k: v[i:i + 1] for k, v in obs.items()}, boards[i:i + 1])
+        cache.evaluate(net, {k: v[i:i + 1] for k, v in obs.items()}, boards[i:i + 1], moves[i:i + 1])
     assert len(cache) == 4
-    cache.evaluate(net, {k: v[-1:] for k, v in obs.items()}, boards[-1:])  # newest: kept
+    cache.evaluate(net, {k: v[-1:] for k, v in obs.items()}, boards[-1:], moves[-1:])  # newest: kept
     assert net.batches == [1] * len(positions)
-    cache.evaluate(net, {k: v[:1] for k, v in obs.items()}, boards[:1])  # oldest: dropped
+    cache.evaluate(net, {k: v[:1] for k, v in obs.items()}, boards[:1], moves[:1])  # oldest: dropped
     assert net.batches == [1] * (len(positions) + 1)
     off = EvalCache(0)
-    off.evaluate(net, obs, boards)
-    off.evaluate(net, obs, boards)
+    off.evaluate(net, obs, boards, moves)
+    off.evaluate(net, obs, boards, moves)
     assert len(off) == 0 and net.batches[-2:] == [len(positions)] * 2
 
 
@@ -184,7 +184,7 @@ def _insert_random(table, rng, key: int, n: int) -> tuple:
     actions = rng.integers(0, 5000, n).astype(np.int32)
     logits = rng.standard_normal(n).astype(np.float32)
     value = np.float32(rng.standard_normal())
-    insert(table, np.uint64(key), value, moves, actions, logits, n, True)
+    insert(table, np.uint64(key), value, moves, actions, logits, n)
     return moves, actions, logits, value
 
 
@@ -238,7 +238,7 @@ def test_the_compiled_leaf_pass_gives_each_leaf_what_the_encoder_and_network_giv
     evaluated and scattered back, hold the full encoder's moves and action ids and the network's
     outputs in their own rows; a second pass over the same leaves is all hits; rows that are not
     ``LEAF_EVAL`` get nothing and only count."""
-    from hive_env.encode import MAX_LEGAL, observe_batch_with_moves
+    from hive_env.encode import MAX_LEGAL
     from search.leaves import LeafEncoder, allocate_leaves
     from search.step import allocate_outputs, gather_leaves, scatter_misses
     from search.tree import LEAF_COLLISION, LEAF_EVAL, LEAF_TERMINAL
