@@ -26,6 +26,7 @@ COMMANDS = {
     "hive-web": "scripts.web:main",
     "hive-show": "scripts.show:main",
     "hive-analyse": "scripts.analyse:main",
+    "hive-curve": "scripts.curve:main",
 }
 """Every console command and the function it runs."""
 
@@ -79,3 +80,7 @@ def hive_show() -> Any:
 
 def hive_analyse() -> Any:
     return run("hive-analyse")
+
+
+def hive_curve() -> Any:
+    return run("hive-curve")

@@ -271,6 +271,15 @@ TINY_RUN = ["experiment=smoke", "selfplay.workers=0", "train.steps=4", "train.ch
 """hive-train overrides of a training job that runs in seconds, inline (for training.loop.train)."""
 
 
+def fake_nokamute(folder: Path) -> Path:
+    """An executable in ``folder`` standing in for nokamute (``$NOKAMUTE``, players.engines): this
+    project's UHP engine playing greedy."""
+    script = folder / "nokamute"
+    script.write_text(f"#!/bin/sh\ncd {ROOT}\nexec {sys.executable} -m scripts.uhp_engine --player greedy\n")
+    script.chmod(0o755)
+    return script
+
+
 def match_records(*pairings: tuple[int, int, int, int, int]) -> list[dict[str, object]]:
     """Minimal arena records (what ``arena.report`` counts) of ``(i, j, wins, draws, losses)`` of
     player ``i`` against ``j``, ``i`` always White."""

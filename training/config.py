@@ -199,6 +199,10 @@ class EvalConfig:
             ``<run_dir>/ladder/ladder.json`` (what ``hive-arena compare`` reads of a sweep's
             runs) and ``final/ladder_elo`` in TensorBoard. Even.
         final_ladder_depths: the alphabeta depths of the final ladder.
+        nokamute_time: with seconds a move > 0, nokamute (``players.engines``: ``$NOKAMUTE`` or
+            ``../shared/tools/nokamute``, one thread) at that time joins the baselines of every
+            evaluation during training (``eval/score_vs_nokamute``; with ``ladder``, a rung of
+            its own); where no nokamute is found, the run says so in one line and goes without.
     """
 
     every: int = 1
@@ -219,6 +223,7 @@ class EvalConfig:
     ladder_depths: tuple[int, ...] = (1, 2, 3)
     final_ladder: int = 0
     final_ladder_depths: tuple[int, ...] = (1, 2, 3, 4)
+    nokamute_time: float = 0.0
 
     def __post_init__(self):
         for key in ("games", "final_games", "sprt_max_games"):
@@ -236,7 +241,7 @@ class EvalConfig:
                 raise ValueError(f"eval.{key} must be >= 1, got {getattr(self, key)}")
         if self.final_sims is not None and self.final_sims < 1:
             raise ValueError(f"eval.final_sims must be >= 1 (or null = eval.sims), got {self.final_sims}")
-        for key in ("every", "openings_plies"):
+        for key in ("every", "openings_plies", "nokamute_time"):
             if getattr(self, key) < 0:
                 raise ValueError(f"eval.{key} must be >= 0, got {getattr(self, key)}")
         for key in ("opponents", "final_opponents"):

@@ -15,7 +15,8 @@ warning): the next evaluated checkpoint becomes best. With ``eval.ladder`` the b
 include the ladder's opponents (``arena.ladder``: random, greedy, alphabeta at each of
 ``eval.ladder_depths``), and the checkpoint's Elo relative to alphabeta:depth=2 (``random`` when
 depth 2 is left out) goes to ``eval/ladder_elo`` with its 95% interval (``eval/ladder_elo_lo``,
-``eval/ladder_elo_hi``) and to ``ladder.json`` in the results directory.
+``eval/ladder_elo_hi``) and to ``ladder.json`` in the results directory. With
+``eval.nokamute_time`` nokamute (where found) is one more baseline (``eval/score_vs_nokamute``).
 
 Crash safety. An evaluation is tied to the checkpoint's content, never to its step alone::
 
@@ -76,6 +77,8 @@ from arena.ladder import (
 from arena.report import ArenaReport, PairingStats
 from hive_env.files import atomic_open, sha256_file, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
+from players.engines import missing_line, nokamute_spec
+from players.registry import spec_option
 from search.checkpoint import CheckpointError, read_checkpoint
 
 from .checkpoint import CheckpointStore
@@ -350,8 +353,11 @@ def promote(gating: str, has_rival: bool, score_vs_best: float | None, gate_scor
 
 
 def opponent_name(spec: str, specs: tuple[str, ...]) -> str:
-    """An opponent's name in metric tags: its kind (``random``, ``alphabeta``), or when another of
-    ``specs`` has the same kind, the spec with its punctuation as ``_`` (``alphabeta_depth_2``)."""
+    """An opponent's name in metric tags: the spec's ``name=`` (``nokamute``), else its kind
+    (``random``, ``alphabeta``), or when another of ``specs`` has the same kind, the spec with its
+    punctuation as ``_`` (``alphabeta_depth_2``)."""
+    if name := spec_option(spec, "name"):
+        return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_")
     kind = spec.split(":")[0]
     if sum(s.split(":")[0] == kind for s in specs) < 2:
         return kind
@@ -375,6 +381,9 @@ def elo_vs_random(report: ArenaReport) -> tuple[float, float, float] | None:
     return float(report.fit.elo[0]), float(report.fit.lo[0]), float(report.fit.hi[0])
 
 
+CLOCK_TAGS = ("eval/ladder_elo", "eval/score_vs_nokamute")
+"""Evaluation scalars logged a second time as ``clock/<name>`` with the run's clock (training plus
+evaluation seconds) as TensorBoard's step: the strength curve by wall clock during the run."""
 PROMOTED_TAG = "eval/promoted"
 """TensorBoard tag of the gating decision (1: the checkpoint became best.pt)."""
 
@@ -428,6 +437,9 @@ class Gatekeeper:
         self.frozen = self.dir / "frozen"
         self.ledger = Ledger(self.dir / "ledger.json", log=None)  # damaged: one warning, after restoring
         self._warned_best = False
+        self.nokamute = nokamute_spec(self.ev.nokamute_time) if self.ev.nokamute_time else None
+        if self.ev.nokamute_time and self.nokamute is None:
+            log(f"evaluation: {missing_line()}")
         if self.ledger.damaged:
             self._restore_ledger()
 
@@ -670,6 +682,10 @@ class Gatekeeper:
         promoted = self._decide(entry, me, rival, scores.get("best"))
         for tag, value in {**scalars, PROMOTED_TAG: float(promoted)}.items():  # logged once: when decided
             run.metrics.scalar(tag, value, entry.step)
+        seconds = int(run.trainer.seconds + run.trainer.eval_seconds)  # the run's clock: the curve's x
+        for tag in CLOCK_TAGS:
+            if tag in scalars:
+                run.metrics.scalar(f"clock/{tag.split('/', 1)[1]}", scalars[tag], seconds)
         if promoted:
             copy_atomic(self._frozen_ckpt(entry), self.best)
             self.log(f"step {entry.step}: best.pt is now this checkpoint")
@@ -692,10 +708,12 @@ class Gatekeeper:
         return None
 
     def _baselines(self) -> tuple[str, ...]:
-        """``eval.opponents``, with the ladder's opponents before them when ``eval.ladder``."""
+        """``eval.opponents``, with the ladder's opponents before them when ``eval.ladder``, and
+        nokamute after them with ``eval.nokamute_time`` (where it is found)."""
+        extra = (*self.ev.opponents, *((self.nokamute,) if self.nokamute else ()))
         if self.ev.ladder:
-            return ladder_opponents(self.ev.ladder_depths, extra=self.ev.opponents)
-        return self.ev.opponents
+            return ladder_opponents(self.ev.ladder_depths, extra=extra)
+        return extra
 
     def _gauntlet(self, entry: LedgerEntry, me: str,
                   rival: str | None) -> tuple[dict[str, float], dict[str, float], Path]:

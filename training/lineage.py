@@ -134,18 +134,19 @@ def _ancestors(lineage: dict[str, Any]) -> list[dict[str, Any]]:
 
 def lineage(parent: Parent | None, game_type: str, steps: int, positions: int, train_minutes: float,
             eval_minutes: float, ply_cap: int = 0, game_types: tuple[str, ...] = (),
-            device: str | None = None) -> dict[str, Any]:
+            device: str | None = None, cpus: int | None = None) -> dict[str, Any]:
     """The ``lineage`` entry of a checkpoint at ``steps`` of this run (plain data); ``ply_cap``:
     the cap its self-play games were played to (the player warns past it); ``game_types``: the
     types its self-play played (``selfplay.game_types``; empty: ``game_type`` alone); ``device``:
-    what trained it (:func:`device_name`: ``cpu``, ``cuda (NVIDIA H100 80GB HBM3)``). ``version``
+    what trained it (:func:`device_name`: ``cpu``, ``cuda (NVIDIA H100 80GB HBM3)``); ``cpus``: the
+    cores the run had (its curve's core-minutes, training.curve). ``version``
     is the hive-zero that trained it (``hive_zero.__version__``): the model card says both."""
     base = parent.totals if parent is not None else Totals()
     totals = base.plus(steps, positions, train_minutes, eval_minutes)
     out: dict[str, Any] = {"game_type": game_type, "game_types": list(game_types or (game_type,)),
                            "generations": 1 + (parent.generations if parent else 0),
                            "ply_cap": ply_cap, "totals": asdict(totals), "parent": None,
-                           "version": hive_zero.__version__, "device": device}
+                           "version": hive_zero.__version__, "device": device, "cpus": cpus}
     if parent is not None:
         out["parent"] = {"file": Path(parent.path).name, "sha256": parent.sha256, "step": parent.step,
                          "game_type": parent.game_type, "generations": parent.generations,

@@ -169,8 +169,10 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
         gatekeeper = Gatekeeper(rc, log=log, executor=arena_executor(rc, log))
         run.evaluate(lambda r, _: gatekeeper.catch_up(r), run.trainer.step)
         run.run(evaluate_hook=gatekeeper.on_checkpoint)
-        log(f"time: training {run.trainer.seconds / 60:.1f} min (train.max_minutes counts it), "
-            f"evaluation {run.trainer.eval_seconds / 60:.1f} min (self-play paused meanwhile)")
+        counted = "both" if rc.train.budget_includes_eval else "the training"
+        log(f"time: training {run.trainer.seconds / 60:.1f} min, evaluation "
+            f"{run.trainer.eval_seconds / 60:.1f} min (self-play paused meanwhile; train.max_minutes "
+            f"counts {counted})")
         final = save_final(run)
         log(f"final checkpoint: {final}")
         report = gatekeeper.final_match(final, run.metrics, run.trainer.step)

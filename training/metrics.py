@@ -11,7 +11,9 @@ process logged after its last checkpoint, so no step appears twice):
 - ``selfplay/*`` at every checkpoint (:meth:`Metrics.log_selfplay`).
 - ``eval/*`` at every evaluated checkpoint and ``final/*`` at the final match
   (training.gating): each opponent's score with its games and 95% interval, Elo, promotion.
-- ``time/*`` at every checkpoint: training and evaluation minutes.
+- ``clock/*``: the evaluation's ladder Elo and score against nokamute again, with the run's clock in
+  seconds (training plus evaluation) as the step: the strength curve by wall clock.
+- ``time/*`` at every checkpoint: training, evaluation and total minutes.
 
 A full disk under the event file (the writer's thread finds it; the next call here raises it,
 an OSError naming the event file) stops the run as any full disk does (training.faults): events

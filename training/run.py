@@ -121,6 +121,13 @@ def git_commit() -> str:
         return "unknown"
 
 
+def usable_cpus() -> int:
+    """The cores this process may run on (its affinity where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 class Run:
     """The trainer process of a run (see the module docstring)."""
 
@@ -203,7 +210,8 @@ class Run:
         t = self.trainer
         return lineage(self.parent, self.cfg.env.game_type, t.step, self.replay.count(), t.seconds / 60,
                        t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap,
-                       game_types=tuple(self.cfg.selfplay.game_types), device=device_name(self.device))
+                       game_types=tuple(self.cfg.selfplay.game_types), device=device_name(self.device),
+                       cpus=usable_cpus())
 
     def publish(self) -> Path:
         return self.ckpts.publish(self.trainer.step, self.model, trainer=self.trainer.state(),
@@ -305,12 +313,14 @@ class Run:
             self.evaluate(evaluate_hook, step)
         self.metrics.scalar("time/train_minutes", self.trainer.seconds / 60, step)
         self.metrics.scalar("time/eval_minutes", self.trainer.eval_seconds / 60, step)
+        total = self.trainer.seconds + self.trainer.eval_seconds
+        self.metrics.scalar("time/total_minutes", total / 60, step)
         self.metrics.flush()
 
     def evaluate(self, hook, step: int) -> None:
         """Evaluate the checkpoint of ``step`` with self-play paused (evaluation takes the cores
         without starving self-play), its time counted apart from training's
-        (``time/eval_minutes``; ``train.max_minutes`` counts training only)."""
+        (``time/eval_minutes``; ``train.max_minutes`` counts it with ``train.budget_includes_eval``)."""
         start = time.monotonic()
         if self.selfplay is not None:
             self.selfplay.pause()

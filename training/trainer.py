@@ -53,6 +53,9 @@ class TrainConfig:
             which the run ends as if ``steps`` were reached; 0 = none. The learning rate's
             schedule follows whichever of the two runs out first, so runs compared at the
             same wall clock both finish their schedule.
+        budget_includes_eval: ``max_minutes`` counts the evaluations during training too (their
+            wall clock, self-play paused), so that a run with evaluation ends within its minutes
+            (the from-zero recipes); off: training time only, evaluations on top.
         moves_left_weight: weight of the auxiliary plies-left loss (needs ``model.aux_head``).
         pressure_weight: weight of the auxiliary final-queen-pressure loss (needs ``model.aux_head``).
     """
@@ -72,6 +75,7 @@ class TrainConfig:
     min_positions: int = 1000
     value_target_q: float = 0.0
     max_minutes: float = 0.0
+    budget_includes_eval: bool = False
     moves_left_weight: float = 0.0
     pressure_weight: float = 0.0
 
@@ -124,9 +128,11 @@ class Trainer:
         self.amp = device.type == "cuda"
 
     def time_used(self) -> float:
-        """Share of the wall-clock budget spent (0 without one)."""
+        """Share of the wall-clock budget spent (0 without one): training's seconds, plus the
+        evaluations' with ``budget_includes_eval``."""
         budget = self.config.max_minutes * 60
-        return self.seconds / budget if budget > 0 else 0.0
+        spent = self.seconds + (self.eval_seconds if self.config.budget_includes_eval else 0.0)
+        return spent / budget if budget > 0 else 0.0
 
     def out_of_time(self) -> bool:
         return self.time_used() >= 1.0

@@ -20,7 +20,7 @@ from training.metrics import RECENT_GAMES, Metrics, Progress, flat_settings, wri
 from training.run import Stopped
 from training.trainer import Trainer
 
-from helpers import TINY_RUN
+from helpers import TINY_RUN, fake_nokamute
 
 RUN = [*TINY_RUN, "selfplay.games=4", "env.ply_cap=30", "search.sims=2"]
 """A run of 4 steps, a checkpoint and an evaluation every 2, with self-play shortened further."""
@@ -214,3 +214,31 @@ def test_write_line_prints_above_the_bars(capsys):
     write_line("run directory: x")
     bar.close()
     assert capsys.readouterr().out == "run directory: x\n"
+
+
+def test_the_curve_during_a_run_goes_to_tensorboard_by_the_run_clock(tmp_path, monkeypatch):
+    from players import engines
+
+    monkeypatch.setenv(engines.ENV_VAR, str(fake_nokamute(tmp_path)))
+    run_dir = tmp_path / "run"
+    lines: list[str] = []
+    train(compose_config([*RUN, f"run_dir={run_dir}", "eval.ladder=true", "eval.ladder_depths=[2]",
+                          "eval.opponents=[greedy]", "eval.nokamute_time=0.05"]), log=lines.append)
+    acc = events(run_dir)
+    assert steps(acc, "eval/score_vs_nokamute") == steps(acc, "eval/ladder_elo") == [2, 4]
+    clock = steps(acc, "clock/ladder_elo")
+    assert len(clock) == 2 and clock == sorted(clock) and clock == steps(acc, "clock/score_vs_nokamute")
+    total = values(acc, "time/total_minutes")[-1]
+    assert clock[-1] <= total * 60 + 1
+    assert any("nokamute" in line for line in lines if line.startswith("step 4:"))
+
+
+def test_without_nokamute_the_run_says_so_once_and_goes_on(tmp_path, monkeypatch):
+    from players import engines
+
+    monkeypatch.setenv(engines.ENV_VAR, str(tmp_path / "none"))
+    lines: list[str] = []
+    train(compose_config([*RUN, f"run_dir={tmp_path / 'run'}", "eval.nokamute_time=0.05"]), log=lines.append)
+    assert [line for line in lines if "left out" in line] == [
+        f"evaluation: nokamute left out (${engines.ENV_VAR}={tmp_path / 'none'} is not an executable)"]
+

@@ -105,4 +105,14 @@ def test_the_learning_rate_follows_the_wall_clock_budget_when_it_runs_out_first(
     assert lr_at(9990, cfg, time_used=0.0) == pytest.approx(1e-4, rel=0.01)
 
 
+@pytest.mark.parametrize("includes_eval", [False, True])
+def test_the_budget_counts_the_evaluations_only_when_asked(includes_eval):
+    cfg = TrainConfig(max_minutes=10, budget_includes_eval=includes_eval)
+    trainer = Trainer(build_model("tiny"), cfg, torch.device("cpu"), 64)
+    trainer.seconds, trainer.eval_seconds = 420.0, 240.0  # 7 minutes of training, 4 of evaluation
+    assert trainer.time_used() == pytest.approx(1.1 if includes_eval else 0.7)
+    assert trainer.out_of_time() == includes_eval
+    assert TrainConfig(budget_includes_eval=True).max_minutes == 0  # no budget: never out of time
+
+
 # ----- whole runs ------------------------------------------------------------------------------
