@@ -1,9 +1,10 @@
 """Where numba caches the compiled kernels: a directory keyed by the source of every kernel.
 
 numba's own cache checks only the timestamp of the file that defines a function, not of the
-files whose functions it calls and inlines: after an edit to ``encode.py``, a cached kernel of
-``vec_env.py`` would silently keep the old encoder. Keying the cache directory by a hash of
-all the project's kernel sources makes any edit start from a fresh cache. An explicit
+files whose functions it calls and inlines or whose constants it compiles in: after an edit to
+``encode.py`` or ``pieces.py``, a cached kernel of ``vec_env.py`` would silently keep the old
+code. Keying the cache directory by a hash of the project's kernel sources and every project
+module they import makes any such edit start from a fresh cache. An explicit
 ``NUMBA_CACHE_DIR`` wins; older keyed directories beyond the newest few are removed.
 
 Importing this module applies it (``hive_env/__init__`` imports it before any kernel). On a
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -27,16 +29,56 @@ KEEP = 4
 """Keyed cache directories kept (other checkouts or branches may use the older ones)."""
 
 
+_IMPORT = re.compile(rb"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+([\w, ()]+)|import\s+([\w.]+))", re.M)
+
+
+def _module_files(root: Path) -> dict[str, Path]:
+    """Every module of :data:`PACKAGES` under ``root`` by dotted name (a package by its own)."""
+    out = {}
+    for package in PACKAGES:
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path, text: bytes, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``text`` (module ``name`` at ``path``) imports: ``import a.b``,
+    ``from a import b`` and relative forms, each as the module (or the package) it names."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for source, names, plain in _IMPORT.findall(text):
+        if plain:
+            base, members = plain.decode(), []
+        else:
+            base = source.decode()
+            dots = len(base) - len(base.lstrip("."))
+            if dots:
+                anchor = package.split(".")[: len(package.split(".")) - (dots - 1)]
+                base = ".".join([*anchor, base[dots:]] if base[dots:] else anchor)
+            members = [m.strip() for m in names.decode().strip("() ").split(",") if m.strip()]
+        found.update(m for m in (base, *(f"{base}.{m.split()[0]}" for m in members)) if m in modules)
+    return found
+
+
 def source_key(root: Path) -> str:
     """A short hash of every ``.py`` file of :data:`PACKAGES` under ``root`` that compiles
-    kernels (mentions ``njit``): edits elsewhere keep the cache."""
+    kernels (mentions ``njit``) and of every project module those import, directly or not: a
+    constant a kernel compiles in (``hive_env.pieces``) keys the cache as the kernels do;
+    edits elsewhere keep it."""
+    modules = _module_files(root)
+    texts = {name: path.read_bytes() for name, path in modules.items()}
+    todo = [name for name, text in texts.items() if b"njit" in text]
+    keyed: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in keyed:
+            keyed.add(name)
+            todo.extend(_imports(name, modules[name], texts[name], modules) - keyed)
     digest = hashlib.sha1()
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            text = path.read_bytes()
-            if b"njit" in text:
-                digest.update(str(path.relative_to(root)).encode())
-                digest.update(text)
+    for name in sorted(keyed):
+        digest.update(str(modules[name].relative_to(root)).encode())
+        digest.update(texts[name])
     return digest.hexdigest()[:16]
 
 
