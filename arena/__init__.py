@@ -6,7 +6,12 @@
 - ``schedule``: the openings and every game of an arena, with its seeds
 - ``executor``: games played in this process or a pool of worker processes
 - ``results``: the results directory (``config.json``, ``games.jsonl``): checked, resumed
-- ``report``: tallies, pairing tables and the results files
+- ``report``: the index of an arena's report, its parts each a module of its own:
+  ``tally`` (the running W/D/L), ``move_times`` (seconds and statistics a move),
+  ``conditions`` (terminations, threads, pinning, budgets), ``standings`` (``ArenaReport``, the
+  tables' rows), ``report_files`` (the CSV and JSON files), ``report_text`` (the printed tables)
+- ``terminations``: how a game ended, read from its record
+- ``head_to_head``: two networks' match directory, read for a model card
 - ``ratings``: one rating model for every score, Elo and likelihood-ratio interval; rated players
 - ``sprt``: the sequential probability ratio test of two players
 - ``ladder``: a player against fixed rungs (random, greedy, alphabeta depths): its Elo vs depth 2

@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from hive_env import Game
 from hive_env.files import is_disk_full
+from hive_env.records.arena_record import ArenaRecord
 from players import Player, PlayerSpecError, player_label
 
 from .config import ArenaConfig, ArenaError
@@ -78,7 +79,7 @@ def run_arena(config: ArenaConfig, out_dir: str | Path, workers: int = 1, anchor
     store = ResultsDir(out_dir)
     records = store.open(config, openings, tasks)
     counts = Tally(config, records)
-    done = {r["id"] for r in records}
+    done = {ArenaRecord.from_json(r).id for r in records}
     pending = (t for t in tasks if t.id not in done)
     bar = tqdm(total=len(tasks), initial=len(records), desc=config.mode, disable=not progress,
                dynamic_ncols=True, file=sys.stderr)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hive_env.files import write_atomic
+from hive_env.records.arena_record import ArenaRecord
 
 from .config import ArenaConfig
 from .report import ArenaReport
@@ -112,7 +113,7 @@ def calibration_of(report: ArenaReport, command: str, name: str) -> Calibration:
     config = report.config
     players = config.players
     wdl = {(players[i], players[j]): (st.wins, st.draws, st.losses) for i, j, st in report.pairings}
-    seconds = round(sum(float(r.get("seconds") or 0.0) for r in report.records), 1)
+    seconds = round(sum(float(ArenaRecord.from_json(r).seconds) for r in report.records), 1)
     return Calibration(name, command, config.game_type, config.openings, config.ply_cap, config.seed,
                        config.games_per_pairing, players, wdl, seconds)
 

@@ -22,20 +22,24 @@ The script ``scripts/arena.py`` (``python -m scripts.arena``) runs :func:`main`.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
 
 from hive_env import GAME_TYPES
 from hive_env.files import write_atomic
-from hive_env.outcome import DEFAULT_PLY_CAP
 from hive_zero import version_line
+from hive_zero.options import default_of, param_default
 
 from . import ladder
 from .arena import run_arena
 from .calibration import calibration_path, write_calibration
 from .config import ArenaConfig, ArenaError, default_out_dir
 from .report import format_report
+
+SEED_HELP = "seeds the openings and the players (default %(default)s)"
+PLY_CAP_HELP = "a game reaching this ply is a draw (default %(default)s)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,16 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
     ``plot`` and ``compare``."""
     common = argparse.ArgumentParser(add_help=False)
     arg = common.add_argument
-    arg("--games-per-pairing", type=int, default=10, help="games per pairing, even (default 10)")
-    arg("--game-type", default="Base", choices=GAME_TYPES)
-    arg("--openings", default="random:4",
-        help="random:PLIES (random legal plies, seeded) or a file of GameStrings (default random:4)")
-    arg("--seed", type=int, default=0, help="seeds the openings and the players (default 0)")
-    arg("--workers", type=int, default=1, help="processes playing games (default 1)")
+    arena = functools.partial(default_of, ArenaConfig)  # the defaults live in ArenaConfig and run_arena
+    arg("--games-per-pairing", type=int, default=arena("games_per_pairing"),
+        help="games per pairing, even (default %(default)s)")
+    arg("--game-type", default=arena("game_type"), choices=GAME_TYPES)
+    arg("--openings", default=arena("openings"),
+        help="random:PLIES (random legal plies, seeded) or a file of GameStrings (default %(default)s)")
+    arg("--seed", type=int, default=arena("seed"), help=SEED_HELP)
+    arg("--workers", type=int, default=param_default(run_arena, "workers"),
+        help="processes playing games (default %(default)s)")
     arg("--out", help="results directory (default runs/arena/MODE-HASH of the settings)")
     arg("--anchor", help="player rated 0 (default random if playing, else B for sprt, else the first)")
-    arg("--ply-cap", type=int, default=DEFAULT_PLY_CAP,
-        help=f"a game reaching this ply is a draw (default {DEFAULT_PLY_CAP})")
+    arg("--ply-cap", type=int, default=arena("ply_cap"), help=PLY_CAP_HELP)
     arg("--time", type=float, help="seconds per move for every player (a spec's own time= wins: time odds)")
     arg("--clock", metavar="BASE+INC",
         help="a game clock instead: BASE seconds a side plus INC after each move (e.g. 60+1); a time manager "
@@ -67,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
              "worker pinned to its own core where there are enough; else each player's own)")
     arg("--depth", type=int, help="search depth for every player (overrides specs)")
     arg("--sims", type=int, help="MCTS simulations per move for every player (overrides specs)")
-    arg("--elo-prior", type=float, default=1.0, help="virtual draws per pairing (default 1)")
+    arg("--elo-prior", type=float, default=param_default(run_arena, "prior_draws"),
+        help="virtual draws per pairing (default %(default)g)")
     arg("--no-progress", action="store_true", help="no progress bar")
     parser = _Parser(prog="hive-arena", description=__doc__.splitlines()[0].replace("``", ""))
     parser.add_argument("--version", action="version", version=version_line("hive-arena"))
@@ -79,18 +86,21 @@ def build_parser() -> argparse.ArgumentParser:
         "players", nargs="+", metavar="PLAYER")
     sprt = sub.add_parser("sprt", parents=[common], help="sequential test of A against B")
     sprt.add_argument("players", nargs=2, metavar="PLAYER", help="A (the candidate) and B (the baseline)")
-    sprt.add_argument("--elo0", type=float, default=0.0, help="H0: A is this much stronger (default 0)")
-    sprt.add_argument("--elo1", type=float, default=20.0, help="H1: A is this much stronger (default 20)")
-    sprt.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
-    sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
-    sprt.add_argument("--max-games", type=int, default=2000, help="stop undecided here (default 2000)")
+    sprt.add_argument("--elo0", type=float, default=arena("elo0"),
+                      help="H0: A is this much stronger (default %(default)g)")
+    sprt.add_argument("--elo1", type=float, default=arena("elo1"),
+                      help="H1: A is this much stronger (default %(default)g)")
+    sprt.add_argument("--alpha", type=float, default=arena("alpha"),
+                      help="false H1 rate (default %(default)g)")
+    sprt.add_argument("--beta", type=float, default=arena("beta"), help="false H0 rate (default %(default)g)")
+    sprt.add_argument("--max-games", type=int, default=2000, help="stop undecided here (default %(default)s)")
     _ladder_parser(sub)
     _calibrate_parser(sub)
     plot = sub.add_parser("plot", help="ratings over checkpoints as a PNG, on one rating scale",
                           description="Ratings of RESULTS_DIRs on one scale (the first one's anchor; other "
                           "anchors re-anchored through a shared player, else refused), checkpoints by step.")
     plot.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
-    plot.add_argument("--out", default="ratings.png", help="PNG file (default ratings.png)")
+    plot.add_argument("--out", default="ratings.png", help="PNG file (default %(default)s)")
     compare = sub.add_parser("compare", help="an ablation's arms compared over seeds: a PNG, a table, JSON",
                              description="Arms of ladders: LADDER_DIRs with --labels (the same label for the "
                              "seeds of one arm; arms in order of first appearance, the first is the "
@@ -105,18 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
                          help="one per LADDER_DIR, repeated for seeds of one arm (default: the players' "
                          "names); with a SWEEP_DIR one per arm of sweep.json (default: its arm names)")
     compare.add_argument("--title", help="the plot's title")
-    compare.add_argument("--out", default="ladders.png", help="PNG file (default ladders.png)")
+    compare.add_argument("--out", default="ladders.png", help="PNG file (default %(default)s)")
     compare.add_argument("--json", metavar="PATH", help="write the arms' statistics here as JSON")
     return parser
 
 
 def _ladder_parser(sub: argparse._SubParsersAction) -> None:
+    own = functools.partial(param_default, ladder.ladder_config)  # the ladder's defaults
     p = sub.add_parser("ladder", help="one player against the fixed ladder: its Elo vs alphabeta:depth=2 "
                        "(random when --depths leaves out 2)",
                        description="PLAYER against random, greedy and alphabeta at each depth (and any "
-                       "--extra opponents) with fixed settings: seed (default 0), colours alternated in "
-                       f"pairs, openings {ladder.OPENINGS}, ply cap {DEFAULT_PLY_CAP}. Prints the usual "
-                       "report and one line: "
+                       f"--extra opponents) with fixed settings: seed (default {own('seed')}), colours "
+                       f"alternated in pairs, openings {ladder.OPENINGS}, ply cap {own('ply_cap')}. Prints "
+                       "the usual report and one line: "
                        f"PLAYER's Elo relative to {ladder.ANCHOR} (random, with a warning, when --depths "
                        "leaves out 2) with its 95% interval, from one fit over the ladder's games and the "
                        "rungs' games among themselves (hive-arena calibrate, shipped; the games against the "
@@ -132,37 +143,39 @@ def _ladder_parser(sub: argparse._SubParsersAction) -> None:
         help=f"the alphabeta rungs (default {' '.join(map(str, ladder.DEPTHS))}; with --equal-time "
              f"{' '.join(map(str, ladder.EQUAL_TIME_DEPTHS))}, as a time budget overrides the depth; without "
              f"2 the Elo is relative to random)")
-    arg("--games-per-pairing", type=int, default=ladder.GAMES_PER_PAIRING,
-        help=f"games per opponent, even (default {ladder.GAMES_PER_PAIRING})")
+    arg("--games-per-pairing", type=int, default=own("games_per_pairing"),
+        help="games per opponent, even (default %(default)s)")
     arg("--equal-time", type=float, metavar="SECONDS",
         help="the same seconds per move for every player: alphabeta deepens iteratively until the time "
              "is up, alphazero searches until it is up (its simulations follow from its speed), uhp "
              "engines get that time, random and greedy ignore it")
-    arg("--seed", type=int, default=0, help="seeds the openings and the players (default 0)")
-    arg("--ply-cap", type=int, default=DEFAULT_PLY_CAP,
-        help=f"a game reaching this ply is a draw (default {DEFAULT_PLY_CAP})")
-    arg("--game-type", default="Base", choices=GAME_TYPES)
-    arg("--workers", type=int, default=1, help="processes playing games (default 1)")
+    arg("--seed", type=int, default=own("seed"), help=SEED_HELP)
+    arg("--ply-cap", type=int, default=own("ply_cap"), help=PLY_CAP_HELP)
+    arg("--game-type", default=own("game_type"), choices=GAME_TYPES)
+    arg("--workers", type=int, default=param_default(ladder.run_ladder, "workers"),
+        help="processes playing games (default %(default)s)")
     arg("--out", help="results directory (default runs/arena/gauntlet-HASH of the settings)")
     arg("--no-progress", action="store_true", help="no progress bar")
 
 
 def _calibrate_parser(sub: argparse._SubParsersAction) -> None:
+    ply_cap = default_of(ArenaConfig, "ply_cap")  # calibration_config leaves it at ArenaConfig's
     p = sub.add_parser("calibrate", help="the ladder rungs' round robin among themselves: the calibration "
                        "a ladder's Elo is pooled with (arena.calibration)",
                        description="A round robin of random, greedy and alphabeta at each depth with the "
-                       f"ladder's openings ({ladder.OPENINGS}) and ply cap ({DEFAULT_PLY_CAP}), no time "
+                       f"ladder's openings ({ladder.OPENINGS}) and ply cap ({ply_cap}), no time "
                        "budget; writes the rungs' pairwise wins, draws and losses with the command, seed "
                        "and game type to --data. Rerunning the same command resumes.")
     arg = p.add_argument
-    arg("--games-per-pairing", type=int, default=ladder.GAMES_PER_PAIRING,
-        help=f"games per pair of rungs, even (default {ladder.GAMES_PER_PAIRING})")
-    arg("--seed", type=int, default=ladder.CALIBRATION_SEED,
-        help=f"seeds the openings and the players (default {ladder.CALIBRATION_SEED})")
-    arg("--game-type", default="Base", choices=GAME_TYPES)
-    arg("--depths", nargs="+", type=int, metavar="D", default=list(ladder.DEPTHS),
-        help=f"the alphabeta rungs (default {' '.join(map(str, ladder.DEPTHS))})")
-    arg("--workers", type=int, default=1, help="processes playing games (default 1)")
+    own = functools.partial(param_default, ladder.calibration_config)  # the calibration's defaults
+    arg("--games-per-pairing", type=int, default=own("games_per_pairing"),
+        help="games per pair of rungs, even (default %(default)s)")
+    arg("--seed", type=int, default=own("seed"), help=SEED_HELP)
+    arg("--game-type", default=own("game_type"), choices=GAME_TYPES)
+    arg("--depths", nargs="+", type=int, metavar="D", default=list(own("depths")),
+        help=f"the alphabeta rungs (default {' '.join(map(str, own('depths')))})")
+    arg("--workers", type=int, default=param_default(ladder.run_calibration, "workers"),
+        help="processes playing games (default %(default)s)")
     arg("--out", help="results directory (default runs/arena/roundrobin-HASH of the settings)")
     arg("--data", help="the calibration file (default arena/data/ladder_rungs.json for Base, "
         "ladder_rungs_<game type>.json for others)")

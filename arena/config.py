@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from hive_env.outcome import DEFAULT_PLY_CAP
+from hive_zero.checks import RangeError, bounded, check_ranges
+from hive_zero.options import default_of
 from players import Budget, Player, PlayerSpecError, player_label
 from players.clock import ClockControl, ClockError
 from players.registry import spec_option
@@ -53,7 +55,8 @@ class ArenaConfig:
             (``time_s``, ``clock`` or a spec's ``time=``: one core a side, and each worker
             process pinned to a core of its own where the machine has one per worker), else each
             player's own.
-        elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only).
+        elo0, elo1, alpha, beta: the SPRT's hypotheses and error rates (``sprt`` only; by default
+            :class:`~arena.sprt.Sprt`'s).
         pairs: a round robin's schedule, the player index pairs ``(i, j)`` with ``i < j`` that
             meet (None: every pair). A rating fit needs only a connected schedule, so a large
             field (``scripts/calibrate_levels.py``) plays each player against those near it.
@@ -61,20 +64,21 @@ class ArenaConfig:
 
     mode: str
     players: tuple[str | Player, ...]
-    games_per_pairing: int = 10
+    games_per_pairing: int = bounded(10, ge=2, even=True, note="colours alternate in pairs",
+                                     label="games per pairing")
     game_type: str = "Base"
     openings: str = "random:4"
-    seed: int = 0
-    ply_cap: int = DEFAULT_PLY_CAP
-    time_s: float | None = None
-    depth: int | None = None
-    sims: int | None = None
-    elo0: float = 0.0
-    elo1: float = 20.0
-    alpha: float = 0.05
-    beta: float = 0.05
+    seed: int = bounded(0, ge=0)
+    ply_cap: int = bounded(DEFAULT_PLY_CAP, ge=1, label="ply cap")
+    time_s: float | None = bounded(None, gt=0.0, label="budget time")
+    depth: int | None = bounded(None, gt=0, label="budget depth")
+    sims: int | None = bounded(None, gt=0, label="budget sims")
+    elo0: float = default_of(Sprt, "elo0")
+    elo1: float = default_of(Sprt, "elo1")
+    alpha: float = default_of(Sprt, "alpha")
+    beta: float = default_of(Sprt, "beta")
     clock: str | None = None
-    threads: int | None = None
+    threads: int | None = bounded(None, ge=1)
     pairs: tuple[tuple[int, int], ...] | None = None
     player_objects: Mapping[str, Player] = field(default_factory=dict, compare=False, repr=False)
     """The :class:`Player` objects among the players, by label (filled from ``players``)."""
@@ -101,15 +105,10 @@ class ArenaConfig:
         if n < 2 or (self.mode == "sprt" and n != 2):
             need = "exactly two players" if self.mode == "sprt" else "at least two players"
             raise ArenaError(f"{self.mode} needs {need} (got {n})")
-        if self.games_per_pairing < 2 or self.games_per_pairing % 2:
-            raise ArenaError(f"games per pairing must be even and >= 2 (colours alternate in pairs), "
-                             f"got {self.games_per_pairing}")
-        if self.seed < 0 or self.ply_cap < 1:
-            raise ArenaError(f"seed must be >= 0 and ply cap >= 1 (got {self.seed}, {self.ply_cap})")
-        if any(v is not None and not v > 0 for v in (self.time_s, self.depth, self.sims)):
-            raise ArenaError("budget time, depth and sims must be > 0")
-        if self.threads is not None and self.threads < 1:
-            raise ArenaError(f"threads must be >= 1 (got {self.threads})")
+        try:
+            check_ranges(self)
+        except RangeError as e:
+            raise ArenaError(str(e)) from None
         if self.clock is not None:
             self._check_clock()
         if self.pairs is not None:

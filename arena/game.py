@@ -3,9 +3,10 @@
 A *game task* is everything one game needs: the two player specs, the opening, the ply cap,
 each side's budget (or the game clock), the thread limit and the players' seeds.
 :func:`play_game` builds both players from their specs in the process that plays (players are
-never pickled), plays to the end and returns a plain-dict record (the line ``arena.results``
-stores in ``games.jsonl``). A side given as a Player object (``ArenaConfig.player_objects``)
-plays as that object, in this process, and stays open.
+never pickled), plays to the end and returns its record: the JSON object of the line
+``arena.results`` stores in ``games.jsonl`` (``hive_env.records.arena_record``: its fields, its
+one writer and reader). A side given as a Player object (``ArenaConfig.player_objects``) plays
+as that object, in this process, and stays open.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hive_env import BLACK_WINS, WHITE_WINS, Game, IllegalMoveError
+from hive_env.records.arena_record import RESULTS, ArenaRecord
 from players import Budget, Player, PlayerSpecError, make_player, search_stats
 from players.base import prepare_for
 from players.clock import ClockControl, GameClock
@@ -150,22 +152,18 @@ def play_game(task: GameTask, clock: Callable[[], float] = time.perf_counter) ->
         white_score = {WHITE_WINS: 1.0, BLACK_WINS: 0.0}.get(game.status, 0.5)
     else:
         termination = "ply_cap"
-    result = {1.0: "1-0", 0.0: "0-1"}.get(white_score, "1/2-1/2")
-    record = {"id": task.id, "white": task.white, "black": task.black, "white_index": task.white_index,
-              "black_index": task.black_index, "round": task.round, "opening": task.opening_index,
-              "result": result, "white_score": white_score, "termination": termination,
-              "plies": game.ply, "seconds": round(clock() - start, 4),
-              "white_seconds": round(spent[0], 4), "black_seconds": round(spent[1], 4),
-              "move_seconds": move_seconds, "move_stats": move_stats,
-              "seeds": list(task.seeds), "game_string": game.game_string(),
-              "threads": _per_side(players, _threads), "cpus": _cpus(),
-              "resyncs": _per_side(players, lambda p: getattr(p, "resyncs", None))}
-    if timer is not None:
-        record["clock"] = task.clock
-        record["clock_left"] = [round(x, 4) for x in timer.remaining]
-    if detail:
-        record["detail"] = detail
-    return record
+    return ArenaRecord(
+        id=task.id, white=task.white, black=task.black, white_index=task.white_index,
+        black_index=task.black_index, round=task.round, opening=task.opening_index,
+        result=RESULTS[white_score], white_score=white_score, termination=termination, plies=game.ply,
+        seconds=round(clock() - start, 4),
+        white_seconds=round(spent[0], 4), black_seconds=round(spent[1], 4), move_seconds=move_seconds,
+        move_stats=move_stats, seeds=list(task.seeds), game_string=game.game_string(),
+        threads=_per_side(players, _threads), cpus=_cpus(),
+        resyncs=_per_side(players, lambda p: getattr(p, "resyncs", None)),
+        clock=task.clock if timer is not None else None,
+        clock_left=[round(x, 4) for x in timer.remaining] if timer is not None else None,
+        detail=detail or None).to_json()
 
 
 def _engine_fault(error: UhpEngineError) -> str:

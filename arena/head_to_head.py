@@ -11,7 +11,6 @@ card's section; :func:`match_command` is the command that plays such a match.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from players.registry import parse_spec
 
 from .config import ArenaError
 from .ladder_card import ladder_rows
+from .results import read_finished
 
 MIN_GAMES = 200
 SIMS = 64
@@ -42,12 +42,10 @@ def head_to_head(results: Path, candidate: Path, incumbent: Path, game_type: str
             win it.
     """
     try:
-        config = json.loads((results / "config.json").read_text())["settings"]
-        summary = json.loads((results / "summary.json").read_text())
-        lines = (results / "games.jsonl").read_text().splitlines()
-        records = [json.loads(line) for line in lines if line.strip()]
+        finished = read_finished(results)
     except (OSError, ValueError, KeyError) as e:
         raise ArenaError(f"{results} holds no finished arena ({e})") from None
+    config, summary = finished.settings, finished.summary
     specs = config["players"]
     want = {sha256_file(candidate): "candidate", sha256_file(incumbent): "incumbent"}
     roles: dict[str, str] = {}
@@ -66,9 +64,8 @@ def head_to_head(results: Path, candidate: Path, incumbent: Path, game_type: str
             raise ArenaError(f"{results}: {key} {config.get(key)!r}, not {value!r}")
     me = next(s for s, r in roles.items() if r == "candidate")
     w = d = lo = 0
-    for r in records:
-        side = "white" if r["white"] == me else "black"
-        score = r["white_score"] if side == "white" else 1 - r["white_score"]
+    for r in finished.records:
+        score = r.white_score if r.white == me else 1 - r.white_score
         w, d, lo = w + (score == 1), d + (score == 0.5), lo + (score == 0)
     games = w + d + lo
     decision = (summary.get("sprt") or {}).get("decision")

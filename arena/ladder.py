@@ -64,8 +64,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players import Player, PlayerSpecError, player_label
@@ -73,7 +71,7 @@ from players import Player, PlayerSpecError, player_label
 from .arena import run_arena
 from .calibration import Calibration, calibration_of, select_calibration, shipped_calibrations
 from .config import ArenaConfig, ArenaError
-from .ratings import PRIOR_DRAWS, PairingStats, fit_elo
+from .ratings import PRIOR_DRAWS, PairingStats, fit_elo, game_scores, tally
 from .report import STAT_KEYS, ArenaReport
 
 DEPTHS = (1, 2, 3, 4)
@@ -85,9 +83,6 @@ ANCHOR = "alphabeta:depth=2"
 GAMES_PER_PAIRING = 100
 OPENINGS = "random:4"
 LADDER_FILE = "ladder.json"
-RUN_LADDER_DIR = "ladder"
-"""A training run's final ladder lives in ``<run_dir>/ladder/`` (``eval.final_ladder``): where
-``hive-arena compare SWEEP_DIR`` looks for each job's ``ladder.json``."""
 CALIBRATION_SEED = 1
 """The shipped calibration's seed: other openings than the ladders' (seed 0)."""
 
@@ -265,22 +260,14 @@ def pooled_fit(report: ArenaReport, calibration: Calibration) -> PooledFit:
     :func:`ladder_anchor` (module docstring); player 0 stays a player of its own."""
     players = report.config.players
     n = len(players)
-    points, games = np.zeros((n, n)), np.zeros((n, n))
-
-    def add(i: int, j: int, wins: int, draws: int, losses: int) -> None:
-        points[i, j] += wins + 0.5 * draws
-        points[j, i] += losses + 0.5 * draws
-        games[i, j] += wins + draws + losses
-        games[j, i] += wins + draws + losses
-
-    for i, j, st in report.pairings:
-        add(i, j, st.wins, st.draws, st.losses)
+    results = [(i, j, s) for i, j, st in report.pairings for s in game_scores(st.wins, st.draws, st.losses)]
     added = 0
     for i in range(1, n):
         for j in range(i + 1, n):
             if (wdl := calibration.pairing(players[i], players[j])) is not None:
-                add(i, j, *wdl)
+                results += [(i, j, s) for s in game_scores(*wdl)]
                 added += sum(wdl)
+    points, games = tally(n, results)
     fit = fit_elo(points, games, players.index(ladder_anchor(players)), report.prior_draws)
     return PooledFit(float(fit.elo[0]), float(fit.lo[0]), float(fit.hi[0]), added,
                      {spec: _finite(float(e)) for spec, e in zip(players, fit.elo, strict=True)})
@@ -379,7 +366,6 @@ __all__ = [
     "EQUAL_TIME_DEPTHS",
     "GAMES_PER_PAIRING",
     "LadderResult",
-    "RUN_LADDER_DIR",
     "PooledFit",
     "anchor_note",
     "calibration_config",

@@ -36,16 +36,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hive_zero.run_layout import SWEEP_FILE, RunLayout
 from players.registry import short_name, short_names
 
-from .ladder import LADDER_FILE, RUN_LADDER_DIR
+from .ladder import LADDER_FILE
 from .ratings import PRIOR_DRAWS, PairingStats, pairing_stats
 from .seeds import LEVEL, mean_interval, welch_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-SWEEP_FILE = "sweep.json"
 BETTER, WORSE, NO_DIFFERENCE = "better", "worse", "no difference larger than the interval shows"
 FEW_SEEDS = "needs at least 2 seeds an arm"
 REFERENCE = "reference"
@@ -204,7 +204,7 @@ def sweep_ladders(sweep_dir: str | Path) -> SweepLadders:
     found: list[tuple[int, Path, str]] = []
     skipped = []
     for arm, run_dir, job in jobs:
-        ladder = (run_dir if run_dir.is_absolute() else sweep_dir / run_dir) / RUN_LADDER_DIR
+        ladder = RunLayout(run_dir if run_dir.is_absolute() else sweep_dir / run_dir).ladder
         if (ladder / LADDER_FILE).is_file():
             found.append((order.index(arm), ladder, arm))
         else:

@@ -39,14 +39,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hive_zero.run_layout import (
+    BEST,
+    BEST_COPY_PREFIX,
+    CHECKPOINT_GLOB,
+    CHECKPOINTS,
+    EVAL,
+    FINAL,
+    FROZEN,
+    FROZEN_BEST_PATTERN,
+    FROZEN_CHECKPOINT_PATTERN,
+    RunLayout,
+)
 from players.base import PlayerSpecError
 from players.registry import parse_spec, short_name, short_names
 
 _STEP = re.compile(r"(\d+)(?:\.[A-Za-z]\w*)*\s*$")
-_IN_FROZEN = r"^(?:(?P<run>.*)[\\/])?eval[\\/]frozen[\\/]"  # RUN/eval/frozen/ (training.gating)
-_FROZEN = re.compile(_IN_FROZEN + r"ckpt_0*(?P<step>\d+)_(?P<hash>[0-9a-f]+)\.pt$")
-_FROZEN_BEST = re.compile(_IN_FROZEN + r"best_(?P<hash>[0-9a-f]+)\.pt$")
-_COPY = re.compile(r"^(best|final)\b|^best_", re.IGNORECASE)
+_IN_FROZEN = rf"^(?:(?P<run>.*)[\\/])?{EVAL}[\\/]{FROZEN}[\\/]"  # RUN/eval/frozen/ (training.gating)
+_FROZEN = re.compile(_IN_FROZEN + FROZEN_CHECKPOINT_PATTERN + "$")
+_FROZEN_BEST = re.compile(_IN_FROZEN + FROZEN_BEST_PATTERN + "$")
+_COPY = re.compile(rf"^({Path(BEST).stem}|{Path(FINAL).stem})\b|^{BEST_COPY_PREFIX}", re.IGNORECASE)
 _IGNORED_KEYS = ("name", "device")
 """Spec keys that do not make another player: series are formed without them."""
 
@@ -103,7 +115,7 @@ def _series_key(kind: str, options: dict[str, str], ckpt: str) -> str:
 
 def _run_checkpoints(run: str | None) -> str:
     """The ``ckpt=`` of a run's step checkpoints, the step as ``*``."""
-    return f"{run}/checkpoints/ckpt_*.pt" if run else "checkpoints/ckpt_*.pt"
+    return f"{run}/{CHECKPOINTS}/{CHECKPOINT_GLOB}" if run else f"{CHECKPOINTS}/{CHECKPOINT_GLOB}"
 
 
 def checkpoint_step(spec: str) -> tuple[str, int] | None:
@@ -149,7 +161,7 @@ def _best_copy_step(spec: str, ledgers: dict[str, dict[str, int]]) -> tuple[str,
     if run not in ledgers:
         ledgers[run] = {}
         try:
-            entries = json.loads((Path(run or ".") / "eval" / "ledger.json").read_text())["evaluations"]
+            entries = json.loads(RunLayout(Path(run or ".")).ledger.read_text())["evaluations"]
             for e in entries:
                 ledgers[run].setdefault(str(e["checkpoint"]), int(e["step"]))
         except (OSError, ValueError, KeyError, TypeError):
@@ -250,7 +262,7 @@ def _series_label(series: str) -> str:
     if parsed is None:
         return series
     kind, options = parsed
-    folder = re.sub(r"[\\/]?(checkpoints[\\/])?[^\\/]*$", "", options.get("ckpt", "")) or "."
+    folder = re.sub(rf"[\\/]?({CHECKPOINTS}[\\/])?[^\\/]*$", "", options.get("ckpt", "")) or "."
     folder = "/".join(re.split(r"[\\/]", folder)[-2:])  # the run, e.g. runs/smoke
     rest = " ".join(f"{k}={v}" for k, v in options.items() if k != "ckpt")
     return " ".join(x for x in ("az" if kind == "alphazero" else kind, folder, rest) if x)

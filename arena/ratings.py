@@ -64,7 +64,7 @@ exist (some players won or lost every game against the rest).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -398,8 +398,9 @@ def fit_elo(points: np.ndarray, games: np.ndarray, anchor: int = 0, prior_draws:
                   rated=rated)
 
 
-def tally(n_players: int, results: list[tuple[int, int, float]]) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, games)`` matrices for :func:`fit_elo` from ``(i, j, score of i)`` triples."""
+def tally(n_players: int, results: Iterable[tuple[int, int, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, games)`` matrices for :func:`fit_elo` from ``(i, j, score of i)`` triples, one
+    a game (counts of a pairing: :func:`game_scores`)."""
     points = np.zeros((n_players, n_players))
     games = np.zeros((n_players, n_players))
     for i, j, s in results:
@@ -408,3 +409,9 @@ def tally(n_players: int, results: list[tuple[int, int, float]]) -> tuple[np.nda
         games[i, j] += 1
         games[j, i] += 1
     return points, games
+
+
+def game_scores(wins: int, draws: int, losses: int) -> list[float]:
+    """The first player's score in each game of a pairing's counts (1, 1/2, 0): :func:`tally`'s
+    scores of ``wins + draws + losses`` games."""
+    return [1.0] * wins + [0.5] * draws + [0.0] * losses

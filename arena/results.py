@@ -18,14 +18,23 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hive_env.files import naming, write_atomic
+from hive_env.records.arena_record import RESULTS, ArenaRecord, ArenaRecordError
 from players.uhp_client import clip
 
 from .config import CONFIG_VERSION, ArenaConfig, ArenaError
 from .game import GameTask
+
+CONFIG_FILE = "config.json"
+GAMES_FILE = "games.jsonl"
+PAIRINGS_FILE = "pairings.csv"
+RATINGS_FILE = "ratings.csv"
+SUMMARY_FILE = "summary.json"
+"""The files of a results directory (module docstring)."""
 
 
 class ResultsDir:
@@ -33,7 +42,7 @@ class ResultsDir:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.games = self.path / "games.jsonl"
+        self.games = self.path / GAMES_FILE
         self.dropped_partial_line = False
 
     def open(self, config: ArenaConfig, openings: list[str], tasks: list[GameTask]) -> list[dict[str, Any]]:
@@ -45,7 +54,7 @@ class ResultsDir:
         self.path.mkdir(parents=True, exist_ok=True)
         wanted = {"version": CONFIG_VERSION, "settings": config.settings(), "openings": openings}
         wanted = json.loads(json.dumps(wanted))
-        config_path = self.path / "config.json"
+        config_path = self.path / CONFIG_FILE
         if config_path.exists():
             try:
                 found = json.loads(config_path.read_text())
@@ -78,18 +87,18 @@ class ResultsDir:
         for number, line in enumerate(lines, start=1):
             last = number == len(lines)
             if line.strip():
-                record, problem = _parse_record(line, by_id)
-                if record is None and last:  # a crash mid-write: drop the partial line
+                obj, record, problem = _parse_record(line, by_id)
+                if obj is _TORN and last:  # a crash mid-write: drop the partial line
                     with open(self.games, "r+b") as f:
                         f.truncate(offset)
                     self.dropped_partial_line = True
                     break
-                if problem or record is None:
+                if record is None:
                     raise ArenaError(f"{self.games} line {number}: {problem}")
-                if record["id"] in seen:
-                    raise ArenaError(f"{self.games} line {number}: game {record['id']} is recorded twice")
-                seen.add(record["id"])
-                records.append(record)
+                if record.id in seen:
+                    raise ArenaError(f"{self.games} line {number}: game {record.id} is recorded twice")
+                seen.add(record.id)
+                records.append(obj)
                 if last:  # a whole record without its newline: end the line before appending
                     with open(self.games, "ab") as f:
                         f.write(b"\n")
@@ -100,80 +109,66 @@ class ResultsDir:
         """Add one record durably (flush + fsync), before anything else sees it. A full disk
         raises an OSError naming the file (``hive_env.files.naming``); the torn line it may
         leave is dropped when the directory is read again."""
+        line = ArenaRecord.from_json(record).to_line()  # the one writer: a bad record never lands
         with naming(self.games), open(self.games, "a") as f:
-            f.write(json.dumps(record) + "\n")
+            f.write(line + "\n")
             f.flush()
             os.fsync(f.fileno())
 
 
-_RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "id": str, "white": str, "black": str, "white_index": int, "black_index": int, "round": int,
-    "opening": int, "result": str, "white_score": (int, float), "termination": str, "plies": int,
-    "seconds": (int, float), "white_seconds": (int, float), "black_seconds": (int, float), "seeds": list,
-    "game_string": str,
-}
-"""Every field of a ``games.jsonl`` record (``detail`` is optional) and its JSON type.
+@dataclass(frozen=True)
+class FinishedArena:
+    """What a results directory holds, as written: ``config.json``'s settings, the records of
+    ``games.jsonl`` and ``summary.json``."""
 
-``move_seconds`` and ``move_stats`` are optional too (:func:`_check_moves`): records written before
-they existed stay valid, and the report leaves their per-move means unknown."""
-_SCORES = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
+    settings: dict[str, Any]
+    records: list[ArenaRecord]
+    summary: dict[str, Any]
 
 
-def _check_moves(record: dict[str, Any]) -> str:
-    """What is wrong with a record's ``move_seconds`` / ``move_stats`` (``""``: fine or absent).
+def read_finished(path: Path) -> FinishedArena:
+    """The settings, records and summary of the results directory ``path``, with no schedule to
+    check the records against (for readers of a finished arena: ``arena.head_to_head``).
 
-    Both or neither; lists of one length, at most ``plies``; seconds finite numbers >= 0; each
-    stats entry null or an object of integers.
+    Raises:
+        OSError: a file missing or unreadable.
+        ValueError: a file that is not JSON, or a bad record (``ArenaRecordError``).
+        KeyError: a ``config.json`` without settings.
     """
-    seconds, stats = record.get("move_seconds"), record.get("move_stats")
-    if seconds is None and stats is None:
-        return ""
-    if not isinstance(seconds, list) or not isinstance(stats, list):
-        return "game record with move_seconds or move_stats missing or not a list"
-    if len(seconds) != len(stats) or len(seconds) > record["plies"]:
-        return (f"game record with {len(seconds)} move_seconds, {len(stats)} move_stats "
-                f"and {record['plies']} plies")
-    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < float("inf")
-           for x in seconds):
-        return "game record with a bad 'move_seconds' entry"
-    if any(x is not None and not (isinstance(x, dict) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in x.values())) for x in stats):
-        return "game record with a bad 'move_stats' entry"
-    return ""
+    settings = json.loads((path / CONFIG_FILE).read_text())["settings"]
+    summary = json.loads((path / SUMMARY_FILE).read_text())
+    lines = (path / GAMES_FILE).read_text().splitlines()
+    records = [ArenaRecord.from_json(json.loads(line)) for line in lines if line.strip()]
+    return FinishedArena(settings, records, summary)
 
 
-def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[dict[str, Any] | None, str]:
-    """A record and ``""``; ``{}`` and what is wrong with it; ``None`` and why for a line that is
-    not JSON at all (as a crash mid-write leaves it)."""
+def _parse_record(line: bytes, by_id: dict[str, GameTask]) -> tuple[Any, ArenaRecord | None, str]:
+    """The line's object, its record and ``""``; the object, None and what is wrong with it; or
+    :data:`_TORN`, None and why for a line that is not JSON at all (as a crash mid-write leaves it)."""
     try:
-        record = json.loads(line)
+        obj = json.loads(line)
     except ValueError as e:
-        return None, f"not a game record ({type(e).__name__})"
-    if not isinstance(record, dict):
-        return {}, f"not a game record (a JSON {type(record).__name__})"
-    for key, kind in _RECORD_FIELDS.items():
-        if key not in record:
-            return {}, f"game record without {key!r}"
-        value = record[key]
-        if isinstance(value, bool) or not isinstance(value, kind):
-            return {}, f"game record with a bad {key!r}: {clip(repr(value), 60)}"
-    if "detail" in record and not isinstance(record["detail"], str):
-        return {}, "game record with a bad 'detail'"
-    problem = _check_moves(record)
-    if problem:
-        return {}, problem
-    task = by_id.get(record["id"])
+        return _TORN, None, f"not a game record ({type(e).__name__})"
+    try:
+        record = ArenaRecord.from_json(obj)
+    except ArenaRecordError as e:
+        return obj, None, f"{e}: {clip(repr(e.value), 60)}" if e.has_value else str(e)
+    task = by_id.get(record.id)
     if task is None:
-        return {}, f"game {clip(record['id'], 60)!r} is not in this arena's schedule"
-    if (record["white"], record["black"]) != (task.white, task.black):
-        return {}, f"game {record['id']!r} has other players than scheduled"
-    if (record["white_index"], record["black_index"], record["round"]) != (
+        return obj, None, f"game {clip(record.id, 60)!r} is not in this arena's schedule"
+    if (record.white, record.black) != (task.white, task.black):
+        return obj, None, f"game {record.id!r} has other players than scheduled"
+    if (record.white_index, record.black_index, record.round) != (
             task.white_index, task.black_index, task.round):
-        return {}, f"game {record['id']!r} has other player indices or round than scheduled"
-    if _SCORES.get(record["white_score"]) != record["result"]:
-        return {}, (f"game {record['id']!r} has white_score {clip(repr(record['white_score']), 20)} "
-                    f"and result {clip(record['result'], 20)!r}")
-    return record, ""
+        return obj, None, f"game {record.id!r} has other player indices or round than scheduled"
+    if RESULTS.get(record.white_score) != record.result:
+        return obj, None, (f"game {record.id!r} has white_score {clip(repr(record.white_score), 20)} "
+                           f"and result {clip(record.result, 20)!r}")
+    return obj, record, ""
+
+
+_TORN = object()
+"""What :func:`_parse_record` gives for a line that is not JSON."""
 
 
 def _is_growth(found: dict[str, Any], wanted: dict[str, Any]) -> bool:

@@ -29,6 +29,7 @@ import numpy as np
 
 from hive_env import Game
 from hive_env.records import record_lines
+from hive_env.records.arena_record import ArenaRecord
 from hive_env.tactics import classify_tactic
 from players import make_player
 
@@ -41,7 +42,7 @@ def read_records(path: str | Path) -> list[str]:
     lines of GameStrings (blank lines and ``#`` comments skipped)."""
     out = []
     for _, line in record_lines(Path(path).read_text()):
-        out.append(json.loads(line)["game_string"] if line.startswith("{") else line)
+        out.append(ArenaRecord.from_json(json.loads(line)).game_string if line.startswith("{") else line)
     return out
 
 

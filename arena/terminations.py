@@ -22,10 +22,9 @@ too (a ``Draw`` is told apart by replaying its GameString).
 
 from __future__ import annotations
 
-from typing import Any
-
 from hive_env import DRAW, Game, HiveError
 from hive_env.outcome import queen_pressure
+from hive_env.records.arena_record import ArenaRecord
 
 TERMINATIONS = {
     "queen_surrounded": "a Queen surrounded: its side lost",
@@ -54,15 +53,15 @@ def rules_termination(game: Game) -> str:
     return "both_surrounded" if all(surrounded) else "repetition"
 
 
-def termination_of(record: dict[str, Any]) -> str:
+def termination_of(record: ArenaRecord) -> str:
     """The record's termination in this vocabulary (older records' words translated; an unknown
     word, or an old ``Draw`` whose GameString does not replay, is returned as it is)."""
-    word = str(record.get("termination", ""))
+    word = record.termination
     if word in TERMINATIONS:
         return word
     if word == "Draw":
         try:
-            return rules_termination(Game.from_string(str(record.get("game_string", ""))))
+            return rules_termination(Game.from_string(record.game_string))
         except HiveError:
             return word
     return _LEGACY.get(word, word)

@@ -7,7 +7,7 @@ hex         index 0..1023 of a cell on the 32x32 wrapping grid (``grid``)
 q, r        axial coordinates of a hex (pointy-top layout)
 piece       tile id 0..27: colour * 14 + slot (``pieces``)
 bug         tile kind 0..7: Q S B G A M L P
-move        encoded int: piece * 1024 + destination hex, or ``PASS``
+move        encoded int: piece * N_HEX + destination hex (``board.move_of``), or ``PASS``
 board       one game's ``[BOARD_SIZE] int16`` state plus ``[64] uint64`` hash ring
 Game        the Python object for one game (history, UHP strings, undo)
 ==========  ===============================================================

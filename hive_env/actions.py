@@ -173,7 +173,7 @@ def decode_action(board: np.ndarray, action: int) -> int:
         dest = ref_hex
     else:
         dest = NEIGH[ref_hex, pos]
-    move = p * N_HEX + dest
+    move = move_of(p, dest)
     if encode_move(board, move) != action:
         return -1
     return move

@@ -19,7 +19,8 @@ A *board* is one game's state, two arrays that every kernel takes together:
     EXPANSIONS    game type bits (M=1, L=2, P=4)
     PLY_CAP       draw after this many plies (training only); 0 = off
 
-A *move* is an int: ``piece * 1024 + destination hex``, or ``PASS``. Placements and
+A *move* is an int: ``piece * N_HEX + destination hex``, or ``PASS``; :func:`move_of` packs one,
+:func:`move_piece` and :func:`move_dest` unpack it, and nothing else does. Placements and
 movements share the encoding: a move of a piece in reserve is its placement.
 """
 
@@ -44,7 +45,7 @@ NO_REFCOUNT = _no_refcount()
 """numba options of the kernels that allocate nothing (``@njit(..., **NO_REFCOUNT)``): compiled
 without numba's reference counting. With it, every array a call passes or takes from a tuple
 costs an atomic increment and decrement; on small boards those were over half of move generation
-and perft (issue 54). Such a kernel may take arrays and tuples of arrays, never make or return one.
+and perft. Such a kernel may take arrays and tuples of arrays, never make or return one.
 """
 
 TOP = 0
@@ -63,6 +64,10 @@ REPETITION_WINDOW = 32
 
 IN_PROGRESS, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
 
+_DEST_BITS = N_HEX.bit_length() - 1
+"""The low bits of a move hold its destination hex: ``N_HEX`` is a power of two, so
+:func:`move_piece` and :func:`move_dest` are a shift and a mask."""
+_DEST_MASK = N_HEX - 1
 PASS = N_PIECES * N_HEX
 MAX_HEIGHT = 8
 WHITE_QUEEN = 0
@@ -95,13 +100,13 @@ def move_of(piece: int, hex_: int) -> int:
 @njit(cache=True, inline="always")
 def move_piece(move: int) -> int:
     """Piece of a non-pass move."""
-    return move >> 10
+    return move >> _DEST_BITS
 
 
 @njit(cache=True, inline="always")
 def move_dest(move: int) -> int:
     """Destination hex of a non-pass move."""
-    return move & 1023
+    return move & _DEST_MASK
 
 
 def new_board(expansions: int = 0, ply_cap: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -61,47 +61,71 @@ TURN_HORIZON = 150
 MAX_LEGAL = 512
 NODE_RESERVE, NODE_STACK, NODE_EMPTY, NODE_PAD = 0, 1, 2, -1
 
-# Node feature indices: the first index of each row of the node-feature table (module docstring).
-F_TYPE = 0
-F_BUG = 3
-F_OWN = 11
-F_OPP = 12
-F_HEIGHT = 13
-F_OWN_TILES = 14
-F_OPP_TILES = 15
-F_GROUND_BUG = 16
-F_GROUND_OWN = 24
-F_GROUND_OPP = 25
-F_PINNED = 26
-F_COVERED = 27
-F_LAST_MOVED = 28
-F_NEIGHBOURS = 29
-F_NEXT_OWN_QUEEN = 30
-F_NEXT_OPP_QUEEN = 31
-F_PLACE_OWN = 32
-F_PLACE_OPP = 33
-F_RESERVE_COUNT = 34
-F_MOVES_FROM = 35
-F_MOVES_TO = 36
-N_NODE_FEATURES = 37
 
-# Global feature indices: one per row of the global-feature table (module docstring).
-GF_BLACK_TO_MOVE = 0
-GF_OWN_QUEEN = 1
-GF_OPP_QUEEN = 2
-GF_QUEEN_DUE = 3
-GF_FIRST_TURN = 4
-GF_TURN = 5
-GF_UNUSED = 6
-GF_OWN_QUEEN_FREE = 7
-GF_OPP_QUEEN_FREE = 8
-GF_OWN_RESERVE = 9
-GF_OPP_RESERVE = 10
-GF_PASSED = 11
-GF_MOSQUITO = 12
-GF_LADYBUG = 13
-GF_PILLBUG = 14
-N_GLOBAL_FEATURES = 15
+def feature_offsets(table: tuple[tuple[str, int], ...]) -> tuple[dict[str, int], int]:
+    """First index of each row of an ordered feature table of (name, width) rows, and the
+    total width: each row starts where the one before it ends."""
+    offsets, at = {}, 0
+    for name, width in table:
+        offsets[name] = at
+        at += width
+    return offsets, at
+
+
+NODE_FEATURE_TABLE = (
+    ("TYPE", NODE_EMPTY + 1), ("BUG", N_BUGS), ("OWN", 1), ("OPP", 1), ("HEIGHT", 1), ("OWN_TILES", 1),
+    ("OPP_TILES", 1), ("GROUND_BUG", N_BUGS), ("GROUND_OWN", 1), ("GROUND_OPP", 1), ("PINNED", 1),
+    ("COVERED", 1), ("LAST_MOVED", 1), ("NEIGHBOURS", 1), ("NEXT_OWN_QUEEN", 1), ("NEXT_OPP_QUEEN", 1),
+    ("PLACE_OWN", 1), ("PLACE_OPP", 1), ("RESERVE_COUNT", 1), ("MOVES_FROM", 1), ("MOVES_TO", 1),
+)
+"""The node features in order, (name, width): a one-hot is as wide as its choices (node
+types, bugs). Meanings in docs/encoding.md; the ``F_*`` constants are the first indices."""
+_F, N_NODE_FEATURES = feature_offsets(NODE_FEATURE_TABLE)
+F_TYPE = _F["TYPE"]
+F_BUG = _F["BUG"]
+F_OWN = _F["OWN"]
+F_OPP = _F["OPP"]
+F_HEIGHT = _F["HEIGHT"]
+F_OWN_TILES = _F["OWN_TILES"]
+F_OPP_TILES = _F["OPP_TILES"]
+F_GROUND_BUG = _F["GROUND_BUG"]
+F_GROUND_OWN = _F["GROUND_OWN"]
+F_GROUND_OPP = _F["GROUND_OPP"]
+F_PINNED = _F["PINNED"]
+F_COVERED = _F["COVERED"]
+F_LAST_MOVED = _F["LAST_MOVED"]
+F_NEIGHBOURS = _F["NEIGHBOURS"]
+F_NEXT_OWN_QUEEN = _F["NEXT_OWN_QUEEN"]
+F_NEXT_OPP_QUEEN = _F["NEXT_OPP_QUEEN"]
+F_PLACE_OWN = _F["PLACE_OWN"]
+F_PLACE_OPP = _F["PLACE_OPP"]
+F_RESERVE_COUNT = _F["RESERVE_COUNT"]
+F_MOVES_FROM = _F["MOVES_FROM"]
+F_MOVES_TO = _F["MOVES_TO"]
+
+GLOBAL_FEATURE_TABLE = (
+    ("BLACK_TO_MOVE", 1), ("OWN_QUEEN", 1), ("OPP_QUEEN", 1), ("QUEEN_DUE", 1), ("FIRST_TURN", 1),
+    ("TURN", 1), ("UNUSED", 1), ("OWN_QUEEN_FREE", 1), ("OPP_QUEEN_FREE", 1), ("OWN_RESERVE", 1),
+    ("OPP_RESERVE", 1), ("PASSED", 1), ("MOSQUITO", 1), ("LADYBUG", 1), ("PILLBUG", 1),
+)
+"""The global features in order, (name, width), as :data:`NODE_FEATURE_TABLE`; the ``GF_*``
+constants are their indices."""
+_GF, N_GLOBAL_FEATURES = feature_offsets(GLOBAL_FEATURE_TABLE)
+GF_BLACK_TO_MOVE = _GF["BLACK_TO_MOVE"]
+GF_OWN_QUEEN = _GF["OWN_QUEEN"]
+GF_OPP_QUEEN = _GF["OPP_QUEEN"]
+GF_QUEEN_DUE = _GF["QUEEN_DUE"]
+GF_FIRST_TURN = _GF["FIRST_TURN"]
+GF_TURN = _GF["TURN"]
+GF_UNUSED = _GF["UNUSED"]
+GF_OWN_QUEEN_FREE = _GF["OWN_QUEEN_FREE"]
+GF_OPP_QUEEN_FREE = _GF["OPP_QUEEN_FREE"]
+GF_OWN_RESERVE = _GF["OWN_RESERVE"]
+GF_OPP_RESERVE = _GF["OPP_RESERVE"]
+GF_PASSED = _GF["PASSED"]
+GF_MOSQUITO = _GF["MOSQUITO"]
+GF_LADYBUG = _GF["LADYBUG"]
+GF_PILLBUG = _GF["PILLBUG"]
 
 MOVES_SCALE = 1.0 / 16.0
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from .board import EXPANSIONS, IN_PROGRESS, LAST, LEVEL, PASS, PLY, POS, STATUS, TOP
+from .board import EXPANSIONS, IN_PROGRESS, LAST, LEVEL, PASS, PLY, POS, STATUS, TOP, move_of
 from .grid import N_HEX, NEIGH, ORIGIN
 from .pieces import (
     ANT,
@@ -316,7 +316,7 @@ def pillbug_throws(pos: Position, thrower: int) -> set[int]:
             e = _NB[p][d_out]
             if e == n or e in heights or is_gated(p, d_out, heights):
                 continue
-            out.add(tile * N_HEX + e)
+            out.add(move_of(tile, e))
     return out
 
 
@@ -375,7 +375,7 @@ def reference_moves(board: np.ndarray) -> set[int]:
         board: [BOARD_SIZE] int16 board array (``hive_env.board`` layout).
 
     Returns:
-        Encoded moves (``piece * 1024 + hex``), each (piece, destination) once; ``{PASS}``
+        Encoded moves (``move_of(piece, hex)``), each (piece, destination) once; ``{PASS}``
         when nothing else is legal; the empty set when the game is over.
     """
     pos = Position(board)
@@ -386,14 +386,14 @@ def reference_moves(board: np.ndarray) -> set[int]:
 
     cells = placement_cells(pos, colour)
     for piece in placeable_pieces(pos, colour):
-        moves.update(piece * N_HEX + c for c in cells)
+        moves.update(move_of(piece, c) for c in cells)
 
     queen = colour * PIECES_PER_COLOUR + int(BUG_FIRST_SLOT[QUEEN])
     if pos.pos[queen] >= 0:  # no movement (throws included) before the own Queen is in play
         for piece in _own_top_tiles(pos, colour):
             if piece == pos.last:
                 continue
-            moves.update(piece * N_HEX + h for h in tile_moves(pos, piece))
+            moves.update(move_of(piece, h) for h in tile_moves(pos, piece))
         for piece in _own_top_tiles(pos, colour):
             bug = _BUG[piece]
             if bug == PILLBUG or (bug == MOSQUITO and PILLBUG in mosquito_powers(pos, piece)):

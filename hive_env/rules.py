@@ -25,6 +25,7 @@ from .board import (
     POS,
     STATUS,
     TOP,
+    move_of,
     play,
     unplay,
 )
@@ -158,7 +159,7 @@ def _gen_placements(board, colour, ply, out, n, kinds, cells, marks, stamp):
     for k in range(nk):
         for i in range(nc):
             if n < out.shape[0]:
-                out[n] = kinds[k] * N_HEX + cells[i]
+                out[n] = move_of(kinds[k], cells[i])
                 n += 1
     return n
 
@@ -187,7 +188,7 @@ def _gen_throws(board, thrower_hex, last, pinned, out, n, first_move):
                 dst = NEIGH[thrower_hex, dd]
                 if board[TOP + dst] >= 0 or dst == t or not can_step(board, thrower_hex, dd):
                     continue
-                mv = piece * N_HEX + dst
+                mv = move_of(piece, dst)
                 dup = False
                 for i in range(first_move, n):
                     if out[i] == mv:

@@ -52,8 +52,9 @@ class ModelConfig:
     Args:
         width: channels per node (reference: 32 tiny, 128 default on GPU).
         layers: residual message-passing blocks.
-        node_features: F of the observation (hive_env.encode).
-        global_features: G of the observation.
+        node_features: F of the observation (``hive_env.encode.N_NODE_FEATURES``: models import
+            no hive_env, so tests/models/test_model_inputs.py holds both defaults to the encoder's).
+        global_features: G of the observation (``hive_env.encode.N_GLOBAL_FEATURES``).
         aux_head: add the auxiliary head (module docstring): ``forward(obs, aux=True)``.
     """
 

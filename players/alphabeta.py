@@ -40,6 +40,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -91,6 +92,56 @@ _N_HISTORY = PASS + 1
 # stats slots shared between Python and the kernel ([8] int64); S_STOP is raised by the
 # deadline timer thread while the kernel runs
 S_NODES, S_LIMIT, S_ABORTED, S_BEST, S_SCORE, S_PREV, S_STOP = 0, 1, 2, 3, 4, 5, 6
+
+
+class Tables(NamedTuple):
+    """Every array the search kernel reads and writes (numba takes this tuple of arrays as one
+    argument, as ``search.tree.Tree``). Fixed dtypes: the recursive kernel is compiled for
+    exactly one signature (see :func:`search_depth`).
+
+    Fields (T = transposition table size, a power of two):
+        moves: [MAX_PLY, MAX_MOVES] int32 the legal moves of each ply's node.
+        scores: [MAX_PLY, MAX_MOVES] int64 their ordering keys.
+        tt_keys: [T] uint64 position key of each entry (``_tt_key``).
+        tt_moves: [T] int32 best move found there, -1 when empty.
+        tt_scores: [T] int32 its score (a mate score relative to the node).
+        tt_depths: [T] int16 depth searched, -1 when empty.
+        tt_flags: [T] int8 ``EXACT``, ``LOWER`` or ``UPPER`` bound.
+        killers: [MAX_PLY, 2] int32 two moves per ply that caused a cut-off.
+        history: [PASS + 1] int64 cut-off credit of each move.
+        weights: [N_WEIGHTS] int32 evaluation weights (``heuristic.make_weights``).
+        stats: [8] int64 the ``S_*`` slots shared with Python (``S_STOP`` raised by the timer).
+    """
+
+    moves: np.ndarray
+    scores: np.ndarray
+    tt_keys: np.ndarray
+    tt_moves: np.ndarray
+    tt_scores: np.ndarray
+    tt_depths: np.ndarray
+    tt_flags: np.ndarray
+    killers: np.ndarray
+    history: np.ndarray
+    weights: np.ndarray
+    stats: np.ndarray
+
+
+def allocate_tables(tt_bits: int, weights: np.ndarray) -> Tables:
+    """Empty tables with a transposition table of ``2 ** tt_bits`` entries and a copy of ``weights``."""
+    size = 1 << tt_bits
+    return Tables(
+        moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int32),
+        scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+        tt_keys=np.zeros(size, dtype=np.uint64),
+        tt_moves=np.full(size, -1, dtype=np.int32),
+        tt_scores=np.zeros(size, dtype=np.int32),
+        tt_depths=np.full(size, -1, dtype=np.int16),
+        tt_flags=np.zeros(size, dtype=np.int8),
+        killers=np.full((MAX_PLY, 2), -1, dtype=np.int32),
+        history=np.zeros(_N_HISTORY, dtype=np.int64),
+        weights=np.array(weights, dtype=np.int32, order="C"),  # a copy: tuning one searcher leaves others
+        stats=np.zeros(8, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -152,9 +203,10 @@ def _order_scores(board, moves, n, scores, tt_move, killers, ply, history, noise
 
 
 @njit(cache=True)
-def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_moves, tt_scores,
-             tt_depths, tt_flags, killers, history, weights, stats):
-    """Fail-soft negamax with alpha-beta; the score is from the side to move's view."""
+def _negamax(board, hist, depth, alpha, beta, ply, t):
+    """Fail-soft negamax with alpha-beta over the :class:`Tables` ``t``; the score is from the
+    side to move's view."""
+    stats, killers, history = t.stats, t.killers, t.history
     stats[S_NODES] += 1
     if stats[S_NODES] >= stats[S_LIMIT] or stats[S_STOP]:
         stats[S_ABORTED] = 1
@@ -162,27 +214,27 @@ def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_mo
     if board[STATUS] != IN_PROGRESS:
         return terminal_score(board, ply)
     if depth <= 0 or ply >= MAX_PLY - 1:
-        return evaluate(board, weights)
+        return evaluate(board, t.weights)
 
     key = _tt_key(board, hist)
-    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 1))
+    slot = np.int64(key & np.uint64(t.tt_keys.shape[0] - 1))
     tt_move = -1
-    if tt_keys[slot] == key:
-        tt_move = tt_moves[slot]
-        if ply > 0 and tt_depths[slot] >= depth:
-            s = np.int64(tt_scores[slot])
+    if t.tt_keys[slot] == key:
+        tt_move = t.tt_moves[slot]
+        if ply > 0 and t.tt_depths[slot] >= depth:
+            s = np.int64(t.tt_scores[slot])
             if s > MATE_BOUND:  # stored relative to the node, read relative to the root
                 s -= ply
             elif s < -MATE_BOUND:
                 s += ply
-            flag = tt_flags[slot]
+            flag = t.tt_flags[slot]
             if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
                 return s
 
     if ply == 0 and stats[S_PREV] >= 0:
         tt_move = stats[S_PREV]  # the previous depth's best goes first, whatever the TT kept
-    buf = moves[ply]
-    order = scores[ply]
+    buf = t.moves[ply]
+    order = t.scores[ply]
     n = generate_moves(board, buf)
     _order_scores(board, buf, n, order, tt_move, killers, ply, history, ply == 0)
     # a forced reply (often a pass) costs no depth: the search sees one move further there
@@ -201,8 +253,7 @@ def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_mo
             order[i], order[k] = order[k], order[i]
         mv = buf[i]
         token = play(board, hist, mv)
-        s = -_negamax(board, hist, child_depth, -beta, -alpha, ply + 1, moves, scores, tt_keys, tt_moves,
-                      tt_scores, tt_depths, tt_flags, killers, history, weights, stats)
+        s = -_negamax(board, hist, child_depth, -beta, -alpha, ply + 1, t)
         unplay(board, mv, token)
         if stats[S_ABORTED]:
             return 0
@@ -226,32 +277,31 @@ def _negamax(board, hist, depth, alpha, beta, ply, moves, scores, tt_keys, tt_mo
         stored += ply
     elif stored < -MATE_BOUND:
         stored -= ply
-    tt_keys[slot] = key
-    tt_moves[slot] = best_move
-    tt_scores[slot] = stored
-    tt_depths[slot] = depth
-    tt_flags[slot] = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+    t.tt_keys[slot] = key
+    t.tt_moves[slot] = best_move
+    t.tt_scores[slot] = stored
+    t.tt_depths[slot] = depth
+    t.tt_flags[slot] = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
     return best
 
 
 @njit(cache=True, nogil=True)
-def search_depth(board, hist, depth, moves, scores, tt_keys, tt_moves, tt_scores, tt_depths, tt_flags,
-                 killers, history, weights, stats, seed):
-    """One full-width search of ``depth`` plies from the root (board restored on return).
+def search_depth(board, hist, depth, t, seed):
+    """One full-width search of ``depth`` plies from the root (board restored on return), over
+    the :class:`Tables` ``t``.
 
-    Writes the best root move and its score into ``stats[S_BEST]``, ``stats[S_SCORE]``
+    Writes the best root move and its score into ``t.stats[S_BEST]``, ``t.stats[S_SCORE]``
     (for an aborted search: the best among the root moves it finished, or -1).
     """
     np.random.seed(seed)
-    stats[S_ABORTED] = 0
-    stats[S_BEST] = -1
+    t.stats[S_ABORTED] = 0
+    t.stats[S_BEST] = -1
     # int64 variables, not literals: one compiled signature for the recursive kernel (numba's
     # cache mishandles a recursive function compiled for several signatures)
     alpha = np.int64(-INF)
     beta = np.int64(INF)
     ply = np.int64(0)
-    return _negamax(board, hist, np.int64(depth), alpha, beta, ply, moves, scores, tt_keys, tt_moves,
-                    tt_scores, tt_depths, tt_flags, killers, history, weights, stats)
+    return _negamax(board, hist, np.int64(depth), alpha, beta, ply, t)
 
 
 @dataclass
@@ -269,8 +319,8 @@ class AlphaBetaResult:
 class AlphaBeta:
     """An alpha-beta searcher with its own transposition and history tables.
 
-    It owns every array the kernel touches, with fixed dtypes, so the recursive kernel is
-    compiled for exactly one signature (see ``search_depth``).
+    It owns every array the kernel touches (its :class:`Tables`), with fixed dtypes, so the
+    recursive kernel is compiled for exactly one signature (see ``search_depth``).
 
     Args:
         tt_bits: log2 of the transposition table size.
@@ -279,19 +329,7 @@ class AlphaBeta:
     """
 
     def __init__(self, tt_bits: int = DEFAULT_TT_BITS, weights: np.ndarray | None = None, seed: int = 0):
-        size = 1 << tt_bits
-        self.tt_keys = np.zeros(size, dtype=np.uint64)
-        self.tt_moves = np.full(size, -1, dtype=np.int32)
-        self.tt_scores = np.zeros(size, dtype=np.int32)
-        self.tt_depths = np.full(size, -1, dtype=np.int16)
-        self.tt_flags = np.zeros(size, dtype=np.int8)
-        self.killers = np.full((MAX_PLY, 2), -1, dtype=np.int32)
-        self.history = np.zeros(_N_HISTORY, dtype=np.int64)
-        self.moves = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int32)
-        self.scores = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
-        w = DEFAULT_WEIGHTS if weights is None else weights
-        self.weights = np.array(w, dtype=np.int32, order="C")  # a copy: tuning one searcher leaves others
-        self.stats = np.zeros(8, dtype=np.int64)
+        self.tables = allocate_tables(tt_bits, DEFAULT_WEIGHTS if weights is None else weights)
         self.nps = 50_000.0
         self._rng = np.random.default_rng(seed)
         self._proofs = np.zeros(MAX_MOVES, np.int8)
@@ -313,7 +351,7 @@ class AlphaBeta:
         if depth is None and time_s is None:
             raise ValueError("alphabeta needs a depth or a time limit")
         board, hist = board.copy(), hist.copy()
-        legal = self.moves[0]
+        legal = self.tables.moves[0]
         n = generate_moves(board, legal)
         if n == 0:
             raise ValueError("the game is over: there is no move to choose")
@@ -332,17 +370,18 @@ class AlphaBeta:
             return AlphaBetaResult(int(root_moves[~lost][0]), 0, 0, n, time.perf_counter() - start)
         max_depth = min(depth if depth is not None else MAX_PLY - 2, MAX_PLY - 2)
         deadline = None if time_s is None else start + TIME_SHARE * time_s
-        self.history //= 8
-        self.killers[:] = -1
+        self.tables.history[:] //= 8
+        self.tables.killers[:] = -1
         # a fresh stats array per search: a late timer can only stop the search that armed it
-        stats = self.stats = np.zeros(8, dtype=np.int64)
+        stats = np.zeros(8, dtype=np.int64)
+        self.tables = self.tables._replace(stats=stats)
         timer = None
         if deadline is not None:
             timer = threading.Timer(max(0.0, deadline - time.perf_counter()), stats.__setitem__, (S_STOP, 1))
             timer.daemon = True
             timer.start()
         try:
-            best, nodes_total = self._deepen(board, hist, legal, max_depth, start, deadline, stats)
+            best, nodes_total = self._deepen(board, hist, legal, max_depth, start, deadline)
         finally:
             if timer is not None:
                 timer.cancel()
@@ -351,15 +390,16 @@ class AlphaBeta:
             # the best of the others by one-ply score instead
             safe = root_moves[~lost]
             scores = np.empty(safe.size, np.int64)
-            score_moves(board, hist, safe, self.weights, scores)
+            score_moves(board, hist, safe, self.tables.weights, scores)
             best = AlphaBetaResult(int(safe[np.argmax(scores)]), int(scores.max()), best.depth, 0, 0.0)
         best.nodes = nodes_total
         best.seconds = time.perf_counter() - start
         return best
 
     def _deepen(self, board: np.ndarray, hist: np.ndarray, legal: np.ndarray, max_depth: int,
-                start: float, deadline: float | None, stats: np.ndarray) -> tuple[AlphaBetaResult, int]:
+                start: float, deadline: float | None) -> tuple[AlphaBetaResult, int]:
         """The iterative-deepening loop: (best result, nodes searched)."""
+        stats = self.tables.stats
         best = AlphaBetaResult(int(legal[0]), 0, 0, 0, 0.0)
         nodes_total = 0
         for d in range(1, max_depth + 1):
@@ -375,9 +415,7 @@ class AlphaBeta:
             stats[S_LIMIT] = limit
             stats[S_PREV] = best.move if d > 1 else -1
             t0 = time.perf_counter()
-            score = search_depth(board, hist, d, self.moves, self.scores, self.tt_keys, self.tt_moves,
-                                 self.tt_scores, self.tt_depths, self.tt_flags, self.killers, self.history,
-                                 self.weights, stats, int(self._rng.integers(1 << 31)))
+            score = search_depth(board, hist, d, self.tables, int(self._rng.integers(1 << 31)))
             spent = time.perf_counter() - t0
             nodes = int(stats[S_NODES])
             nodes_total += nodes

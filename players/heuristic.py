@@ -37,6 +37,7 @@ from hive_env.board import (
     play,
     unplay,
 )
+from hive_env.grid import N_HEX
 from hive_env.movegen import can_slide
 from hive_env.outcome import queen_pressure
 from hive_env.pieces import ANT, PIECE_BUG, PIECES_PER_COLOUR, PILLBUG, QUEEN, SPIDER
@@ -151,7 +152,7 @@ def evaluate(board: np.ndarray, weights: np.ndarray) -> int:
         board: [BOARD_SIZE] int16 board (read only; briefly modified and restored).
         weights: [N_WEIGHTS] int32 from ``make_weights``.
     """
-    pinned = np.zeros(1024, dtype=np.bool_)
+    pinned = np.zeros(N_HEX, dtype=np.bool_)
     articulation_hexes(board, pinned)
     me = board[PLY] & 1
     return _colour_term(board, me, pinned, weights) - _colour_term(board, 1 - me, pinned, weights) + weights[

@@ -41,6 +41,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hive_zero.run_layout import BEST_COPY_PREFIX, CHECKPOINT_PREFIX
+
 from .base import Budget, Player, PlayerSpecError, player_name
 from .levels import BUDGET_KEYS, level, level_value
 
@@ -261,8 +263,8 @@ def make_player(spec: str, seed: int = 0) -> Player:
 
 # ----- short names -------------------------------------------------------------------------------
 _CKPT_STEP = re.compile(r"^(?:ckpt|model|checkpoint)?[_-]?0*(\d+)$")
-_FROZEN = re.compile(r"^ckpt_0*(\d+)_([0-9a-f]{6,})$")
-_FROZEN_BEST = re.compile(r"^best_([0-9a-f]{6,})$")
+_FROZEN = re.compile(rf"^{CHECKPOINT_PREFIX}0*(\d+)_([0-9a-f]{{6,}})$")
+_FROZEN_BEST = re.compile(rf"^{BEST_COPY_PREFIX}([0-9a-f]{{6,}})$")
 _BEST_BEFORE = re.compile(r"^best_before_0*(\d+)$")
 
 

@@ -28,12 +28,15 @@ SPEC = "alphazero[:ckpt=PATH,sims=N,leaves=L,backend=B]"
 
 
 def main(argv: list[str] | None = None) -> int:
+    from search.review import DEFAULT_SIMS  # imports torch, which a review needs anyway
+
     parser = argparse.ArgumentParser(prog="hive-analyse", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=version_line("hive-analyse"))
     parser.add_argument("game", help="a game record file or a GameString")
     parser.add_argument("--game", dest="index", type=int, default=1, metavar="N",
-                        help="which game of the file, from 1 (default 1)")
-    parser.add_argument("--sims", type=int, default=None, help="simulations a position (default 400)")
+                        help="which game of the file, from 1 (default %(default)s)")
+    parser.add_argument("--sims", type=int, default=None,
+                        help=f"simulations a position (default: the spec's sims=, else {DEFAULT_SIMS})")
     parser.add_argument("--player", default="alphazero", help=f"{SPEC} (default: the network shipped "
                         "for the game's type)")
     parser.add_argument("--json", help="also write the review as JSON to this file")

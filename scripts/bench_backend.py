@@ -26,6 +26,7 @@ from hydra import compose, initialize_config_dir
 
 import hive_zero
 from hive_zero import version_line
+from hive_zero.run_layout import RunLayout
 from models.gnn import HiveGNN
 from training.checkpoint import CheckpointStore
 from training.config import RunConfig, register_configs, run_config
@@ -39,8 +40,9 @@ def positions_per_s(rc: RunConfig, seconds: float) -> float:
     """Self-play positions per second of ``rc``'s workers on ``rc.backend`` (see the module docstring)."""
     shutil.rmtree(rc.run_dir, ignore_errors=True)
     model = HiveGNN(rc.model)
-    CheckpointStore(rc.run_dir / "checkpoints").publish(0, model)
-    replay = ReplayStore(rc.run_dir / "replay")
+    layout = RunLayout(rc.run_dir)
+    CheckpointStore(layout.checkpoints).publish(0, model)
+    replay = ReplayStore(layout.replay)
     stop, procs, remote = mp.get_context("spawn").Event(), [], None
     if rc.backend == "ray":
         from training.ray_selfplay import RaySelfPlay

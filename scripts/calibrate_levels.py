@@ -47,9 +47,11 @@ from arena.ratings import fit_elo, tally
 from arena.results import ResultsDir
 from arena.schedule import resolve_openings
 from arena.schedule import schedule as arena_schedule
+from arena.tally import game_results
 from hive_env import GAME_TYPES
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
+from hive_env.records.arena_record import ArenaRecord
 from players.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from training.model_card import levels_table
 
@@ -129,8 +131,7 @@ def table(config: ArenaConfig, records: list[dict], levels: list[int], prior_dra
     there)."""
     names = list(config.players)
     index = {n: i for i, n in enumerate(names)}
-    points, games = tally(len(names), [(r["white_index"], r["black_index"], r["white_score"])
-                                       for r in records])
+    points, games = tally(len(names), game_results(ArenaRecord.from_json(r) for r in records))
     anchor = ladder.ANCHOR if ladder.ANCHOR in index else "random"
     fit = fit_elo(points, games, anchor=index[anchor], prior_draws=prior_draws)
 

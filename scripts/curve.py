@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from hive_zero import version_line
+from hive_zero.run_layout import CHECKPOINTS, RunLayout
 from scripts.perft import OneLineParser
 from training.curve import CurveSettings
 
@@ -49,8 +50,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, CurveSetting
     if args.workers < 1:
         p.error("--workers must be >= 1")
     for run in args.runs:
-        if not (Path(run) / "checkpoints").is_dir():
-            p.error(f"{run} holds no checkpoints/ (is it a training run directory?)")
+        if not RunLayout(Path(run)).checkpoints.is_dir():
+            p.error(f"{run} holds no {CHECKPOINTS}/ (is it a training run directory?)")
     return args, settings
 
 

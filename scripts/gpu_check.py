@@ -38,6 +38,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from hive_zero.run_layout import RunLayout
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / ".venv" / "bin"
 TAIL_LINES = 15
@@ -340,10 +342,11 @@ def main(argv: list[str] | None = None) -> int:
                  *plan["train"]]
     with GpuSampler(work / "nvidia_smi.csv") as sampler:
         steps["train"] = run_step("train", [str(BIN / "hive-train"), *overrides], train_s, work)
-    final = run_dir / "checkpoints" / "final.pt"
+    layout = RunLayout(run_dir)
+    final = layout.final
     steps["train"]["result"] = {
         "max_minutes": max_minutes, "run_dir": str(run_dir), "final_checkpoint": final.exists(),
-        **parse_train_log(run_dir / "train.log"), **parse_tensorboard(run_dir / "tb"),
+        **parse_train_log(layout.train_log), **parse_tensorboard(layout.tb),
         "gpu": sampler.summary()}
     write()
 

@@ -22,7 +22,7 @@ from hive_env.records import read_record, write_record
 from hive_zero import version_line
 from players import PlayerSpecError, make_player, parse_spec
 from players.base import prepare_for
-from players.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from players.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, TOP_LEVEL_SECONDS
 from players.registry import with_option
 from players.terminal import Session
 
@@ -31,12 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive-play", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=version_line("hive-play"))
     parser.add_argument("--opponent", default="alphazero",
-                        help="player spec (default alphazero: the network shipped with the package, at "
-                             f"level {DEFAULT_LEVEL}, 1 s a move), e.g. random, alphabeta:depth=3, "
-                             "alphazero:ckpt=PATH")
+                        help="player spec (default %(default)s: the network shipped with the package, at "
+                             f"level {DEFAULT_LEVEL}, {TOP_LEVEL_SECONDS:g} s a move), e.g. random, "
+                             "alphabeta:depth=3, alphazero:ckpt=PATH")
     parser.add_argument("--level", type=int, metavar="N",
-                        help=f"the alphazero opponent's level, {MIN_LEVEL} (near random) to {MAX_LEVEL} (the "
-                             f"full player, 1 s a move; the default); not with its sims= or time=")
+                        help=f"the alphazero opponent's level, {MIN_LEVEL} (near random) to {MAX_LEVEL} "
+                             f"(the full player, {TOP_LEVEL_SECONDS:g} s a move; the default); not with its "
+                             "sims= or time=")
     parser.add_argument("--colour", "--color", default="white", choices=["white", "black"], help="you play")
     parser.add_argument("--game-type", default="Base", choices=GAME_TYPES)
     parser.add_argument("--from", dest="start", help="start from this GameString, or a game record file "

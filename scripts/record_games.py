@@ -15,11 +15,9 @@ import sys
 
 import numpy as np
 
-from hive_env import Game
+from hive_env import GAME_TYPES, Game
 from hive_env.files import write_atomic
 from players import make_player
-
-GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
 
 
 def record(game_type: str, index: int, plies: int, seed: int) -> str:

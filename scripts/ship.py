@@ -26,6 +26,7 @@ from pathlib import Path
 from arena.config import ArenaError
 from arena.head_to_head import head_to_head, match_command
 from arena.ladder_card import ladder_section
+from hive_zero.run_layout import CHECKPOINTS, FINAL, RunLayout
 from models import shipped
 from training.model_card import model_card, run_facts, write_card
 
@@ -33,7 +34,7 @@ from training.model_card import model_card, run_facts, write_card
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m scripts.ship", description=__doc__.split("\n\n")[0])
     parser.add_argument("--run-dir", type=Path, required=True, help="the training run's directory")
-    parser.add_argument("--ckpt", type=Path, help="checkpoint to ship (default RUN/checkpoints/final.pt)")
+    parser.add_argument("--ckpt", type=Path, help=f"checkpoint to ship (default RUN/{CHECKPOINTS}/{FINAL})")
     parser.add_argument("--ladder", type=Path, required=True, help="results directory of its ladder")
     parser.add_argument("--equal-time", type=Path, help="results directory of its equal-time ladder")
     parser.add_argument("--vs-shipped", type=Path, help="results directory of its match against the "
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from search.checkpoint import CheckpointError, load_model, save_checkpoint
 
-    ckpt = args.ckpt or args.run_dir / "checkpoints" / "final.pt"
+    ckpt = args.ckpt or RunLayout(args.run_dir).final
     try:
         model, state = load_model(ckpt)
         run = run_facts(args.run_dir)

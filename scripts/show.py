@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=version_line("hive-show"))
     parser.add_argument("game", help="a game record file (as hive-play --out writes) or a GameString")
     parser.add_argument("--game", dest="index", type=int, default=1, metavar="N",
-                        help="which game of the file, from 1 (default 1)")
+                        help="which game of the file, from 1 (default %(default)s)")
     parser.add_argument("--ply", type=int, help="show the position after this many plies "
                         "(default: the end; negative: counted back from the end)")
     parser.add_argument("--png", help="also draw the position to this PNG file (needs matplotlib)")

@@ -1,6 +1,6 @@
-"""The soak of issue 42: a training run with faults injected from outside at seeded random moments.
+"""The soak: a training run with faults injected from outside at seeded random moments.
 
-    python -m scripts.soak --minutes 30                     # the cpu preset, by hand (issue 42's soak)
+    python -m scripts.soak --minutes 30                     # the cpu preset, by hand
     python -m scripts.soak --preset smoke --minutes 2 --gap 10 20 --run-dir /tmp/soak/run \
         selfplay.workers=2 train.steps=100000               # a quick proof: the budget ends it
 
@@ -44,6 +44,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from hive_zero.run_layout import RunLayout
 
 FAULTS = ("kill-worker", "stop-worker", "kill-trainer", "damage-shard", "disk-full")
 """What the soak injects (module docstring)."""
@@ -231,7 +233,7 @@ def inject(kind, segment, rng, run_dir, tally, stopped, damaged, say) -> tuple[s
     if kind == "kill-trainer":
         say(f"soak {when}: kill-trainer: SIGKILL to the run")
         return kind, "", "killed"
-    store = ReplayStore(run_dir / "replay", warn=lambda _: None)
+    store = ReplayStore(RunLayout(run_dir).replay, warn=lambda _: None)
     shards = [p for p in store.shard_paths() if p.name not in damaged and store.load(p) is not None]
     if not shards:
         say(f"soak {when}: damage-shard: no shard yet; the run killed and resumed only")
@@ -315,7 +317,7 @@ def check_run(run_dir: Path, damaged: set[str], say, ReplayStore) -> bool:
     from search.checkpoint import load_model
 
     ok = True
-    store = ReplayStore(run_dir / "replay", warn=lambda _: None)
+    store = ReplayStore(RunLayout(run_dir).replay, warn=lambda _: None)
     unreadable = {p.name for p in store.shard_paths() if store.load(p) is None}
     numbers: dict[str, list[int]] = {}
     for p in store.shard_paths():
@@ -326,7 +328,7 @@ def check_run(run_dir: Path, damaged: set[str], say, ReplayStore) -> bool:
         f"{len(damaged)}, unreadable {len(unreadable)}; shards missing: {gaps or 'none'}; temp files: "
         f"{temps or 'none'}")
     ok &= unreadable == damaged and not gaps and not temps
-    final = run_dir / "checkpoints" / "final.pt"
+    final = RunLayout(run_dir).final
     try:
         load_model(final, "cpu")
         az, rival = make_player(f"alphazero:ckpt={final},sims=8", seed=0), make_player("random", seed=0)

@@ -3,6 +3,10 @@
 - ``mcts``: :class:`BatchedMCTS`, the driver (PUCT or a Gumbel root) and :class:`SearchConfig`
 - ``tree``: the trees as one struct of arrays (``Tree``), sentinels, allocation and growth
 - ``kernels``: compiled select and expand/backup, one per-game body, serial and parallel wrappers
+- ``root_policy``: the root policy interface (``RootPolicy``, ``RootState``): how a root explores,
+  spends its simulations and picks a move
+- ``root_puct``: the PUCT root (Dirichlet noise, visit shares, most visited or sampled move)
+- ``root_gumbel``: the Gumbel root (candidates, sequential halving, improved policy)
 - ``gumbel``: Gumbel root math: halving schedule, completed Q, sigma, improved policy
 - ``leaves``: leaf positions, the only door into ``hive_env`` (replay, encoding, terminal values)
 - ``cache``: network outputs by position, bounded, in flat arrays (transpositions skip the network)

@@ -114,11 +114,19 @@ def previous_key(board: np.ndarray, hist: np.ndarray) -> int:
     return int(key_of(hist[(ply - 1) % HIST], ply - 1)) if ply > 0 else -1
 
 
+KEY_HASH_BITS, KEY_PLY_BITS = 47, 10
+"""A position key holds the low 47 bits of the position's hash above the low 10 of its ply:
+57 bits, a non-negative int64."""
+_KEY_HASH_MASK = (1 << KEY_HASH_BITS) - 1
+_KEY_PLY_SPAN = 1 << KEY_PLY_BITS
+
+
 @njit(cache=True, nogil=True)
 def key_of(hash_: np.uint64, ply: int) -> np.int64:
-    """The key of a position from its hash (``hist`` entry, uint64) and ply: 47 bits of the hash
-    and 10 of the ply, a non-negative int64."""
-    return np.int64(hash_ & np.uint64(0x7FFF_FFFF_FFFF)) * 1024 + (np.int64(ply) & 1023)
+    """The key of a position from its hash (``hist`` entry, uint64) and ply (layout at
+    :data:`KEY_HASH_BITS`)."""
+    hashed = np.int64(hash_ & np.uint64(_KEY_HASH_MASK))
+    return hashed * _KEY_PLY_SPAN + (np.int64(ply) & (_KEY_PLY_SPAN - 1))
 
 
 @njit(cache=True, nogil=True)

@@ -1,5 +1,9 @@
 """Batched AlphaZero tree search (PUCT, or a Gumbel root) over many games at once.
 
+The root's exploration, simulation schedule and move choice are a root policy's
+(``search.root_policy``: ``search.root_puct`` or ``search.root_gumbel``, chosen once from the
+config); the loop below is the same for both.
+
 Each search step selects up to ``leaves_per_tree`` leaves in every tree with a compiled kernel
 (``search.kernels``), serves the new leaves the evaluation cache holds and gathers the others
 in one compiled call (``search.step``, ``search.cache``), encodes those (``search.leaves``),
@@ -49,6 +53,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hive_zero.checks import RangeError, bounded, check_ranges
+
 from . import gumbel
 from .cache import NO_LOGIT, EvalCache, as_outputs
 from .kernels import (
@@ -75,6 +81,9 @@ from .leaves import (
     position_keys,
     tactics_buffers,
 )
+from .root_gumbel import GumbelRoot
+from .root_policy import RootPolicy, RootState
+from .root_puct import PuctRoot
 from .roots import DROPPED_FOR_SIZE, KEPT, advance_trees, check_roots, root_stats
 from .step import allocate_outputs, gather_leaves, scatter_misses
 from .tree import (
@@ -121,41 +130,28 @@ class SearchConfig:
             oldest are dropped first.
     """
 
-    sims: int = 64
-    c_puct: float = 1.5
+    sims: int = bounded(64, ge=1)
+    c_puct: float = bounded(1.5, gt=0.0)
     fpu_reduction: float = 0.2
     root_fpu_reduction: float = 0.0
     dirichlet_alpha: float = 0.3
-    dirichlet_eps: float = 0.25
-    leaves_per_tree: int = 1
+    dirichlet_eps: float = bounded(0.25, ge=0.0, le=1.0)
+    leaves_per_tree: int = bounded(1, ge=1)
     virtual_loss: float = 1.0
     gumbel: bool = False
-    gumbel_m: int = 16
+    gumbel_m: int = bounded(16, ge=1)
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 0.1
     tree_reuse: bool = True
     max_nodes: int = 0
-    edges_per_node: int = 64
-    eval_cache: int = 20_000
+    edges_per_node: int = bounded(64, ge=1)
+    eval_cache: int = bounded(20_000, ge=0)
 
     def __post_init__(self):
-        if self.sims < 1:
-            raise ValueError(f"search.sims must be >= 1, got {self.sims}")
-        if self.leaves_per_tree < 1:
-            raise ValueError(f"search.leaves_per_tree must be >= 1, got {self.leaves_per_tree}")
-        if not 0 <= self.dirichlet_eps <= 1:
-            raise ValueError(f"search.dirichlet_eps must be in [0, 1], got {self.dirichlet_eps}")
-        if self.c_puct <= 0:
-            raise ValueError(f"search.c_puct must be > 0, got {self.c_puct}")
-        if self.gumbel_m < 1:
-            raise ValueError(f"search.gumbel_m must be >= 1, got {self.gumbel_m}")
-        if self.eval_cache < 0:
-            raise ValueError(f"search.eval_cache must be >= 0, got {self.eval_cache}")
-        if self.edges_per_node < 1:
-            raise ValueError(f"search.edges_per_node must be >= 1, got {self.edges_per_node}")
+        check_ranges(self)
         if self.max_nodes and self.max_nodes < self.nodes_per_search:
-            raise ValueError(f"search.max_nodes must be 0 (automatic) or >= {self.nodes_per_search} "
-                             f"(one search's nodes: simulations + root), got {self.max_nodes}")
+            raise RangeError("max_nodes", f"must be 0 (automatic) or >= {self.nodes_per_search} (one "
+                             f"search's nodes: simulations + root), got {self.max_nodes}")
 
     def sims_per_search(self, n_legal: int) -> int:
         """Simulations one search performs at a root with ``n_legal`` moves (0: finished)."""
@@ -212,16 +208,10 @@ class _Search:
     """[B, BOARD_SIZE] the roots."""
     hists: np.ndarray
     """[B, HIST] the roots' hash rings."""
-    n_legal: np.ndarray
-    """[B] legal moves at each root (0: finished)."""
-    root_logits: np.ndarray
-    """[B, M] float32 the network's policy logits at the roots (Gumbel: every root)."""
-    root_values: np.ndarray
-    """[B] the network's values of the roots."""
-    rngs: list
-    """One generator per game: root noise and move sampling."""
+    roots: RootState
+    """The roots' legal-move counts, network outputs, random streams, noise and candidates."""
     phase_ends: np.ndarray
-    """[B, P] int64 cumulative simulations at the end of each phase (PUCT: one phase; padded
+    """[B, P] int64 cumulative simulations at the end of each phase (the root policy's; padded
     with the total)."""
     phase: np.ndarray
     """[B] the current phase."""
@@ -229,10 +219,6 @@ class _Search:
     """[B] each game's last phase."""
     sims_done: np.ndarray
     """[B] simulations performed so far."""
-    gumbel_noise: np.ndarray
-    """[B, M] the Gumbel noise of the root moves (Gumbel only)."""
-    candidates: np.ndarray
-    """[B, M] int8 1 for the root candidates still in the halving (Gumbel only)."""
     wins_now: np.ndarray
     """[B, M] bool the root moves that win at once (the root checks)."""
     leaves: LeafBatch
@@ -264,6 +250,10 @@ class BatchedMCTS:
         self.cache = EvalCache(config.eval_cache)
         self.evaluate = evaluate
         self.max_legal = max_legal
+        self.root: RootPolicy = GumbelRoot(config.gumbel_m, config.gumbel_c_visit, config.gumbel_c_scale) \
+            if config.gumbel else PuctRoot(config.dirichlet_alpha, config.dirichlet_eps)
+        """The root policy (``search.root_policy``), chosen here once: the search itself never
+        branches on ``config.gumbel``."""
         per_search = config.nodes_per_search
         self.tree: Tree = allocate_tree(batch, config.node_limit, per_search * config.edges_per_node)
         self.root_key = np.full(batch, -1, np.int64)  # position_key of the position each root holds
@@ -385,25 +375,24 @@ class BatchedMCTS:
             self._step(s, want)
             phase_over = np.flatnonzero((s.sims_done == target) & (s.phase < s.last_phase))
             for b in phase_over:
-                self._halve(s, int(b))
+                self.root.end_phase(self.tree, s.roots, int(b))
             s.phase[phase_over] += 1
             if stop is not None and stop():
                 break
         return self._result(s, temperature)
 
     def _start(self, boards, hists, rngs, add_noise, sims: int) -> _Search:
-        """Evaluate and expand the roots, add root noise, lay out every game's schedule.
+        """Evaluate and expand the roots, then let the root policy add its noise and lay out every
+        game's schedule.
 
-        Only roots not expanded yet go to the network (PUCT); the Gumbel root needs every
-        root's logits and value (then a kept root is a cache hit)."""
+        The root policy says which roots go to the network (PUCT: those not expanded yet; the
+        Gumbel root needs every root's logits and value, then a kept root is a cache hit)."""
         cfg, B, M = self.config, self.B, self.max_legal
         count = self.tree.node_count[np.arange(B), self.tree.roots]
         logits, values, n_legal, root_moves, root_actions, at = self._evaluate_roots(boards, count)
         fresh = (n_legal > 0) & (count == UNEXPANDED)
         t = self.tree = grow_tree(self.tree, self.tree.node_capacity,
                                   int((self.tree.n_edges + np.where(fresh, n_legal, 0)).max()))
-        noise = np.zeros((B, M), np.float64)
-        candidates = np.zeros((B, M), np.int8)
         wins_now = np.zeros((B, M), bool)
         lost = np.zeros((B, M), bool)
         for b in np.flatnonzero(fresh):
@@ -413,39 +402,26 @@ class BatchedMCTS:
             self._tactics_buf = (*tactics_buffers(), np.zeros(M, np.int8))
         buf, scratch, codes = self._tactics_buf
         check_roots(t, boards, hists, n_legal, fresh, lost, wins_now, buf, codes, scratch)
-        noisy = add_noise and not cfg.gumbel and cfg.dirichlet_eps > 0
-        ends = []
-        for b in range(B):
-            n = int(n_legal[b])
-            if n == 0:
-                ends.append([0])
-                continue
-            if noisy and n > 1:
-                self._add_root_noise(b, n, rngs[b])
-            if cfg.gumbel:
-                noise[b, :n] = rngs[b].gumbel(size=n) if add_noise else 0.0
-                m = min(cfg.gumbel_m, n)
-                candidates[b, _gumbel_candidates(noise[b, :n] + logits[b, :n], lost[b, :n], m)] = 1
-                ends.append(gumbel.halving_schedule(sims, m))
-            else:
-                ends.append([sims])
+        roots = RootState(n_legal=n_legal, logits=logits, values=values, rngs=rngs,
+                          noise=np.zeros((B, M), np.float64), candidates=np.zeros((B, M), np.int8))
+        ends = [self.root.begin(t, roots, b, lost[b, :n_legal[b]], add_noise, sims) if n_legal[b] else [0]
+                for b in range(B)]
         phase_ends, last_phase = _schedule(ends)
         params = SelectParams(float(cfg.c_puct), float(cfg.fpu_reduction), float(cfg.root_fpu_reduction),
-                              float(cfg.virtual_loss), bool(cfg.gumbel))
+                              float(cfg.virtual_loss), bool(self.root.forced_root))
         return _Search(
-            boards=boards, hists=hists, n_legal=n_legal, root_logits=logits, root_values=values, rngs=rngs,
-            phase_ends=phase_ends, phase=np.zeros(B, np.int64), last_phase=last_phase,
-            sims_done=np.zeros(B, np.int64), gumbel_noise=noise, candidates=candidates, wins_now=wins_now,
-            leaves=allocate_leaves(B * cfg.leaves_per_tree),
-            select_params=params,
+            boards=boards, hists=hists, roots=roots, phase_ends=phase_ends, phase=np.zeros(B, np.int64),
+            last_phase=last_phase, sims_done=np.zeros(B, np.int64), wins_now=wins_now,
+            leaves=allocate_leaves(B * cfg.leaves_per_tree), select_params=params,
         )
 
     def _evaluate_roots(self, boards: np.ndarray, count: np.ndarray) -> tuple:
-        """The network at the roots that need it (PUCT: those not expanded; Gumbel: all), through
-        the cache. Returns logits [B, M], values [B], n_legal [B] (a kept root's from its tree),
-        the evaluated roots' moves and actions, and each game's row among them (-1: none)."""
+        """The network at the roots the root policy asks for (PUCT: those not expanded; Gumbel:
+        all), through the cache. Returns logits [B, M], values [B], n_legal [B] (a kept root's
+        from its tree), the evaluated roots' moves and actions, and each game's row among them
+        (-1: none)."""
         B, M = self.B, self.max_legal
-        rows = np.arange(B) if self.config.gumbel else np.flatnonzero(count == UNEXPANDED)
+        rows = self.root.roots_to_evaluate(count)
         logits = np.full((B, M), NO_LOGIT, np.float32)
         values = np.zeros(B, np.float32)
         n_legal = np.where(count == UNEXPANDED, 0, count).astype(np.int32)
@@ -479,15 +455,6 @@ class BatchedMCTS:
         if t.node_visits[b, root] == 0:
             t.node_visits[b, root] = 1.0
             t.node_wsum[b, root] = value
-
-    def _add_root_noise(self, b: int, n: int, rng: np.random.Generator) -> None:
-        """Mix Dirichlet noise into the priors PUCT uses at game b's root (self-play; the Gumbel
-        root explores by its own noise)."""
-        cfg, t = self.config, self.tree
-        first = int(t.node_first[b, t.roots[b]])
-        noise = rng.dirichlet(np.full(n, cfg.dirichlet_alpha))
-        t.edge_prior[b, first:first + n] = (1 - cfg.dirichlet_eps) * t.edge_prior_raw[b, first:first + n] \
-            + cfg.dirichlet_eps * noise
 
     def _proof_plies(self, b: int, node: int) -> int:
         """Plies to the end of game b's proven ``node`` under the tree's best play: a win as fast
@@ -541,7 +508,7 @@ class BatchedMCTS:
             self.tree = grow_tree(self.tree, nodes, self.tree.edge_capacity)
         leaves, out, counts = s.leaves, self._outputs, self._counts
         with launching(parallel):
-            select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.candidates)
+            select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.roots.candidates)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
             adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
@@ -576,106 +543,35 @@ class BatchedMCTS:
         self.timings["sims"] += int(counts[0])
         self.timings["collisions"] += int(counts[1])
 
-    # ----- root statistics, Gumbel halving and move choice --------------------------------------
-    def _child_stats(self, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Visits [n] float32 and values q [n] (root mover's view, 0 if unvisited) of the root children."""
-        t = self.tree
-        first = int(t.node_first[b, t.roots[b]])
-        child = t.edge_child[b, first:first + n]
-        safe = np.maximum(child, 0)
-        visits = np.where(child != NO_NODE, t.node_visits[b, safe], 0.0).astype(np.float32)
-        wsum = np.where(child != NO_NODE, t.node_wsum[b, safe], 0.0).astype(np.float64)
-        q = np.where(visits > 0, -wsum / np.maximum(visits, 1e-9), 0.0)
-        return visits, q
-
-    def _sigma(self, s: _Search, b: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Visits [n] and sigma(completed q) [n] of game b's root actions (v_hat: the network's value)."""
-        visits, q = self._child_stats(b, n)
-        return visits, self._sigma_of(s, b, n, visits, q)
-
-    def _sigma_of(self, s: _Search, b: int, n: int, visits: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """sigma(completed q) [n] of game b's root actions from their visits and values."""
-        prior = gumbel.softmax(s.root_logits[b, :n])
-        completed = gumbel.completed_q(float(s.root_values[b]), prior, visits, q)
-        return gumbel.sigma(completed, visits, self.config.gumbel_c_visit, self.config.gumbel_c_scale)
-
-    def _halve(self, s: _Search, b: int) -> None:
-        """End of a halving phase in game b: keep the better half of its candidates."""
-        n = int(s.n_legal[b])
-        alive = np.flatnonzero(s.candidates[b, :n] == 1)
-        if alive.size <= 1:
-            return
-        _, sig = self._sigma(s, b, n)
-        keep = gumbel.halve_candidates(alive, s.gumbel_noise[b, :n] + s.root_logits[b, :n] + sig)
-        s.candidates[b, :n] = 0
-        s.candidates[b, keep] = 1
-
+    # ----- root statistics and move choice ----------------------------------------------------
     def _result(self, s: _Search, temperature) -> SearchResult:
-        B, M, cfg = self.B, self.max_legal, self.config
+        """Every root's statistics, training target and move: the root policy's, overruled at a
+        proven root (the fastest win, the slowest loss)."""
+        B, M, n_legal = self.B, self.max_legal, s.roots.n_legal
         out = SearchResult(
             moves=np.full((B, M), -1, np.int32), actions=np.full((B, M), -1, np.int32),
             visits=np.zeros((B, M), np.float32), policy=np.zeros((B, M), np.float32),
-            n_legal=s.n_legal.copy(), chosen=np.full(B, -1, np.int32),
+            n_legal=n_legal.copy(), chosen=np.full(B, -1, np.int32),
             value=np.zeros(B, np.float32), sims_done=s.sims_done.astype(np.int32),
             proof=np.zeros(B, np.int8), move_proof=np.zeros((B, M), np.int8),
             proof_plies=np.full(B, -1, np.int32),
         )
         q = np.zeros((B, M), np.float64)
         prior_raw = np.zeros((B, M), np.float32)
-        root_stats(self.tree, s.n_legal, out.moves, out.actions, out.visits, q, out.move_proof, prior_raw,
+        root_stats(self.tree, n_legal, out.moves, out.actions, out.visits, q, out.move_proof, prior_raw,
                    out.value, out.proof)
-        n = s.n_legal[:, None]
-        legal = np.arange(M)[None] < n
+        legal = np.arange(M)[None] < n_legal[:, None]
         allowed = legal & (out.move_proof != PROVEN_LOSS)
         allowed |= legal & ~allowed.any(axis=1, keepdims=True)  # every move lost: all allowed
         temps = np.broadcast_to(np.asarray(temperature, np.float64), (B,))
-        if cfg.gumbel:
-            for b in np.flatnonzero(s.n_legal):
-                self._gumbel_choice(s, out, b, int(s.n_legal[b]), q[b], allowed[b])
-        else:
-            total = out.visits.sum(axis=1, keepdims=True)
-            out.policy[:] = np.where(legal, out.visits / np.where(total > 0, total, 1.0),
-                                     np.where(legal, 1.0 / np.maximum(n, 1), 0.0))
-            self._puct_choice(s, out, allowed, prior_raw, temps)
+        self.root.choose(s.roots, out.visits, q, allowed, prior_raw, temps, out.policy, out.chosen)
         # the fastest win, the slowest loss
         for b in np.flatnonzero(np.isin(out.proof, (PROVEN_WIN, PROVEN_LOSS))):
-            nb = int(s.n_legal[b])
+            nb = int(n_legal[b])
             first = int(self.tree.node_first[b, self.tree.roots[b]])
             out.chosen[b], out.proof_plies[b] = self._proven_choice(int(b), int(out.proof[b]), first, nb,
                                                                     out.visits[b, :nb], s.wins_now[b, :nb])
         return out
-
-    def _gumbel_choice(self, s: _Search, out: SearchResult, b: int, n: int, q: np.ndarray,
-                       allowed: np.ndarray) -> None:
-        """Game b's improved policy and move: the best surviving candidate by noise + logits + sigma."""
-        sig = self._sigma_of(s, b, n, out.visits[b, :n], q[:n])
-        out.policy[b, :n] = gumbel.improved_policy(s.root_logits[b, :n], sig)
-        ok = allowed[:n]
-        alive = np.flatnonzero((s.candidates[b, :n] == 1) & ok)
-        if not alive.size:
-            alive = np.flatnonzero(ok)
-        score = s.gumbel_noise[b, :n] + s.root_logits[b, :n] + sig
-        out.chosen[b] = alive[np.argmax(score[alive])]
-
-    def _puct_choice(self, s: _Search, out: SearchResult, allowed: np.ndarray, prior_raw: np.ndarray,
-                     temps: np.ndarray) -> None:
-        """Every game's move: the most visited allowed one (the best prior among them when none
-        was visited), or sampled from visits ** (1 / temperature) by the game's own stream."""
-        w = np.where(allowed, out.visits, 0.0).astype(np.float64)
-        unvisited = w.sum(axis=1) == 0
-        w[unvisited] = np.where(allowed[unvisited], prior_raw[unvisited], 0.0)
-        out.chosen[:] = np.where(s.n_legal > 0, np.argmax(w, axis=1), -1)
-        for b in np.flatnonzero((s.n_legal > 0) & (temps > 1e-6) & ~unvisited):
-            wb = w[b, :s.n_legal[b]] ** (1.0 / temps[b])
-            out.chosen[b] = int(s.rngs[b].choice(int(s.n_legal[b]), p=wb / wb.sum()))
-
-def _gumbel_candidates(score: np.ndarray, lost: np.ndarray, m: int) -> np.ndarray:
-    """The root slots of the Gumbel candidates: the ``m`` best of ``score`` (noise + logits),
-    proven-lost moves left out unless every move is lost."""
-    if lost.any() and not lost.all():
-        score = np.where(lost, -np.inf, score)
-    top = gumbel.top_candidates(score, m)
-    return top[~lost[top]] if not lost.all() else top
 
 
 def _schedule(ends: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

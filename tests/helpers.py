@@ -18,6 +18,8 @@ import pytest
 from hive_env import Game
 from hive_env.board import PASS, POS, move_piece
 from hive_env.grid import NEIGH
+from hive_env.pieces import GAME_TYPES as GAME_TYPES  # the tests take it from here too
+from hive_env.records.arena_record import RESULTS, ArenaRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root (commands run there)."""
@@ -170,9 +172,6 @@ def real_game_positions(game_type: str, every: int = 5) -> list[Game]:
     return out
 
 
-GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
-
-
 def sample_network(size: str, randomised: bool, seed: int = 0):
     """A freshly initialised ``HiveGNN`` of ``size`` (eval mode), or one whose every parameter
     is moved off its initial value (LayerNorm scales and shifts and void vectors are ones and
@@ -280,14 +279,27 @@ def fake_nokamute(folder: Path) -> Path:
     return script
 
 
+def whole(record: dict[str, object]) -> dict[str, object]:
+    """An arena record for the tests of what reads them (``arena.report``, ``arena.ladder``):
+    ``record`` (at least ``white_index``, ``black_index`` and ``white_score``) with the other
+    required fields filled in: a games.jsonl object the record's reader accepts."""
+    i, j, score = record["white_index"], record["black_index"], record["white_score"]
+    filled = {"id": f"{i}v{j}", "white": f"player{i}", "black": f"player{j}", "round": 0, "opening": 0,
+              "result": RESULTS[score], "termination": "ply_cap" if score == 0.5 else "queen_surrounded",
+              "plies": 30, "seconds": 0.0, "white_seconds": 0.0, "black_seconds": 0.0, "seeds": [0, 0],
+              "game_string": "Base;NotStarted;White[1]", **record}
+    ArenaRecord.from_json(filled)  # whole: its reader accepts it
+    return filled
+
+
 def match_records(*pairings: tuple[int, int, int, int, int]) -> list[dict[str, object]]:
-    """Minimal arena records (what ``arena.report`` counts) of ``(i, j, wins, draws, losses)`` of
-    player ``i`` against ``j``, ``i`` always White."""
+    """Whole arena records of ``(i, j, wins, draws, losses)`` of player ``i`` against ``j``,
+    ``i`` always White."""
     records = []
     for i, j, wins, draws, losses in pairings:
         for k, score in enumerate([1.0] * wins + [0.5] * draws + [0.0] * losses):
-            records.append({"id": f"{i}v{j}-{k}", "white_index": i, "black_index": j, "white_score": score,
-                            "round": k // 2})
+            records.append(whole({"id": f"{i}v{j}-{k}", "white_index": i, "black_index": j,
+                                  "white_score": score, "round": k // 2}))
     return records
 
 

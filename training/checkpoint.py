@@ -6,16 +6,14 @@ trainer's state); it is the only channel between processes besides the replay st
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hive_zero.run_layout import checkpoint_name, checkpoint_step
 from models.gnn import HiveGNN
 from search.checkpoint import CheckpointError, UnsafeCheckpointError, read_checkpoint, save_checkpoint
-
-_STEP_RE = re.compile(r"^ckpt_(\d+)\.pt$")
 
 
 class CheckpointStore:
@@ -28,7 +26,7 @@ class CheckpointStore:
             self.dir.mkdir(parents=True, exist_ok=True)
 
     def path(self, step: int) -> Path:
-        return self.dir / f"ckpt_{step:08d}.pt"
+        return self.dir / checkpoint_name(step)
 
     def publish(self, step: int, model: HiveGNN, **extra: Any) -> Path:
         return save_checkpoint(self.path(step), model, step=step, **extra)
@@ -41,9 +39,9 @@ class CheckpointStore:
         """Published steps, oldest first (temp files ignored)."""
         out = []
         for p in self.dir.iterdir():
-            m = _STEP_RE.match(p.name)
-            if m:
-                out.append(int(m.group(1)))
+            step = checkpoint_step(p.name)
+            if step is not None:
+                out.append(step)
         return sorted(out)
 
     def latest(self, warn: Callable[[str], None] | None = None) -> tuple[int, dict[str, Any]] | None:

@@ -33,6 +33,7 @@ from omegaconf import DictConfig, OmegaConf
 from hive_env.encode import MAX_LEGAL
 from hive_env.outcome import DEFAULT_PLY_CAP
 from hive_env.pieces import parse_game_type
+from hive_zero.checks import RangeError, bounded, check_ranges
 from models.gnn import SIZES, ModelConfig, model_config
 from players.base import PlayerSpecError
 from players.registry import check_spec
@@ -59,15 +60,14 @@ class EnvConfig:
     """
 
     game_type: str = "Base"
-    ply_cap: int = DEFAULT_PLY_CAP
+    ply_cap: int = bounded(DEFAULT_PLY_CAP, ge=0, le=32767)
 
     def __post_init__(self):
         try:
             parse_game_type(self.game_type)
         except ValueError as e:
             raise ValueError(f"env.game_type: {e}") from None
-        if not 0 <= self.ply_cap < 32768:
-            raise ValueError(f"env.ply_cap must be in 0..32767, got {self.ply_cap}")
+        check_ranges(self)
 
 
 @dataclass(frozen=True)
@@ -84,18 +84,15 @@ class ModelSettings:
     """
 
     size: str = "small"
-    width: int | None = None
-    layers: int | None = None
+    width: int | None = bounded(None, ge=1)
+    layers: int | None = bounded(None, ge=1)
     aux_head: bool = False
 
     def __post_init__(self):
         if self.size not in SIZES:
             raise ValueError(f"model.size must be one of {', '.join(SIZES)} (models.gnn.SIZES), "
                              f"got {self.size!r}")
-        for key in ("width", "layers"):
-            value = getattr(self, key)
-            if value is not None and value < 1:
-                raise ValueError(f"model.{key} must be >= 1, got {value}")
+        check_ranges(self)
 
     def model_config(self) -> ModelConfig:
         overrides = {k: v for k, v in (("width", self.width), ("layers", self.layers)) if v is not None}
@@ -115,16 +112,12 @@ class SelfPlaySettings(SelfPlayConfig):
             ``env.game_type``.
     """
 
-    workers: int = 1
-    shard_games: int = 16
+    workers: int = bounded(1, ge=0)
+    shard_games: int = bounded(16, ge=1)
     game_types: tuple[str, ...] = ()
 
     def __post_init__(self):
-        super().__post_init__()
-        if self.workers < 0:
-            raise ValueError(f"selfplay.workers must be >= 0, got {self.workers}")
-        if self.shard_games < 1:
-            raise ValueError(f"selfplay.shard_games must be >= 1, got {self.shard_games}")
+        super().__post_init__()  # the ranges of every field, these too
         for game_type in self.game_types:
             try:
                 parse_game_type(game_type)
@@ -137,8 +130,6 @@ class TrainSettings(TrainConfig):
     """Training: :class:`training.trainer.TrainConfig` plus checkpoint housekeeping.
 
     Args:
-        min_positions: as in ``TrainConfig``, with a full run's default (the library's
-            smaller one suits tests).
         keep_checkpoints: step checkpoints kept on disk (best.pt and final.pt always are).
         init_from: the network a new run starts from (training.lineage): a checkpoint path,
             ``shipped`` (the network shipped for ``env.game_type``) or ``shipped:GAME_TYPE``;
@@ -148,21 +139,20 @@ class TrainSettings(TrainConfig):
             shipped network does not).
     """
 
-    min_positions: int = 2000
-    keep_checkpoints: int = 20
+    keep_checkpoints: int = bounded(20, ge=1)
     init_from: str = ""
     init_optimizer: bool = False
 
     def __post_init__(self):
-        super().__post_init__()
-        if self.keep_checkpoints < 1:
-            raise ValueError(f"train.keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
+        super().__post_init__()  # the ranges of every field, these too
         if self.init_optimizer and not self.init_from:
             raise ValueError("train.init_optimizer needs train.init_from (the network whose optimiser "
                              "state to take)")
 
 
 GATING = ("none", "score", "sprt")
+PAIRS = "colours alternate in pairs"
+"""Why a count of games is even: each opening is played once with each colour."""
 
 
 @dataclass(frozen=True)
@@ -205,45 +195,33 @@ class EvalConfig:
             its own); where no nokamute is found, the run says so in one line and goes without.
     """
 
-    every: int = 1
-    games: int = 20
-    sims: int = 32
+    every: int = bounded(1, ge=0)
+    games: int = bounded(20, ge=2, even=True, note=PAIRS)
+    sims: int = bounded(32, ge=1)
     opponents: tuple[str, ...] = ("random", "greedy")
     gating: str = "none"
     gate_score: float = 0.55
-    sprt_max_games: int = 200
+    sprt_max_games: int = bounded(200, ge=2, even=True, note=PAIRS)
     sprt_elo0: float = 0.0
     sprt_elo1: float = 20.0
-    final_games: int = 20
+    final_games: int = bounded(20, ge=2, even=True, note=PAIRS)
     final_opponents: tuple[str, ...] = ("random",)
-    final_sims: int | None = None
-    openings_plies: int = 2
-    workers: int = 1
+    final_sims: int | None = bounded(None, ge=1, note="or null = eval.sims")
+    openings_plies: int = bounded(2, ge=0)
+    workers: int = bounded(1, ge=1)
     ladder: bool = False
     ladder_depths: tuple[int, ...] = (1, 2, 3)
-    final_ladder: int = 0
+    final_ladder: int = bounded(0, ge=0, even=True, note=f"{PAIRS}; 0 = none")
     final_ladder_depths: tuple[int, ...] = (1, 2, 3, 4)
-    nokamute_time: float = 0.0
+    nokamute_time: float = bounded(0.0, ge=0.0)
 
     def __post_init__(self):
-        for key in ("games", "final_games", "sprt_max_games"):
-            value = getattr(self, key)
-            if value < 2 or value % 2:
-                raise ValueError(f"eval.{key} must be even and >= 2 (colours alternate in pairs), "
-                                 f"got {value}")
+        check_ranges(self)
         if self.gating not in GATING:
             raise ValueError(f"eval.gating must be one of {', '.join(GATING)}, got {self.gating!r}")
         if not self.sprt_elo1 > self.sprt_elo0:
             raise ValueError(f"eval.sprt_elo1 must be greater than eval.sprt_elo0 ({self.sprt_elo0:g}), "
                              f"got {self.sprt_elo1:g}")
-        for key in ("sims", "workers"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"eval.{key} must be >= 1, got {getattr(self, key)}")
-        if self.final_sims is not None and self.final_sims < 1:
-            raise ValueError(f"eval.final_sims must be >= 1 (or null = eval.sims), got {self.final_sims}")
-        for key in ("every", "openings_plies", "nokamute_time"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"eval.{key} must be >= 0, got {getattr(self, key)}")
         for key in ("opponents", "final_opponents"):
             specs = getattr(self, key)
             if not specs:
@@ -259,9 +237,6 @@ class EvalConfig:
             depths = getattr(self, key)
             if not depths or min(depths) < 1 or len(set(depths)) != len(depths):
                 raise ValueError(f"eval.{key} must be distinct depths >= 1, got {list(depths)}")
-        if self.final_ladder < 0 or self.final_ladder % 2:
-            raise ValueError(f"eval.final_ladder must be even (colours alternate in pairs), 0 for none, "
-                             f"got {self.final_ladder}")
 
 
 @dataclass(frozen=True)
@@ -286,30 +261,18 @@ class RayConfig:
     """
 
     address: str = "local"
-    num_cpus: int | None = None
-    worker_cpus: float = 1.0
-    worker_gpus: float = 0.0
-    worker_resources: dict[str, float] = field(default_factory=dict)
-    max_restarts: int = 3
-    eval_cpus: float = 0.0
-    eval_resources: dict[str, float] = field(default_factory=dict)
+    num_cpus: int | None = bounded(None, ge=1, note="or null = all")
+    worker_cpus: float = bounded(1.0, ge=0.0)
+    worker_gpus: float = bounded(0.0, ge=0.0)
+    worker_resources: dict[str, float] = bounded(default_factory=dict, gt=0.0, each=True)
+    max_restarts: int = bounded(3, ge=-1, note="-1 = always")
+    eval_cpus: float = bounded(0.0, ge=0.0)
+    eval_resources: dict[str, float] = bounded(default_factory=dict, gt=0.0, each=True)
 
     def __post_init__(self):
         if not self.address:
             raise ValueError("ray.address must be local, auto or host:port, got ''")
-        if self.num_cpus is not None and self.num_cpus < 1:
-            raise ValueError(f"ray.num_cpus must be >= 1 (or null = all), got {self.num_cpus}")
-        for key in ("worker_cpus", "worker_gpus"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"ray.{key} must be >= 0, got {getattr(self, key)}")
-        if self.eval_cpus < 0:
-            raise ValueError(f"ray.eval_cpus must be >= 0, got {self.eval_cpus}")
-        for key in ("worker_resources", "eval_resources"):
-            for name, amount in getattr(self, key).items():
-                if amount <= 0:
-                    raise ValueError(f"ray.{key}.{name} must be > 0, got {amount}")
-        if self.max_restarts < -1:
-            raise ValueError(f"ray.max_restarts must be >= -1 (-1 = always), got {self.max_restarts}")
+        check_ranges(self)
 
 
 BACKENDS = ("local", "ray")
@@ -463,6 +426,8 @@ def _group(name: str, cls: type, section: Any) -> Any:
     values = {k: _typed(v, hints[k], f"{name}.{k}") for k, v in section.items()}
     try:
         return cls(**values)
+    except RangeError as e:  # a range names the field alone: the group is said here
+        raise ConfigError(f"{name}.{e}") from None
     except ValueError as e:
         raise ConfigError(str(e)) from None
 
@@ -482,8 +447,9 @@ def run_config(cfg: DictConfig) -> RunConfig:
 
     Checks: no unknown key at the top level or in a group (Hydra's own ``hydra`` excluded);
     every value's type against its field's annotation; each group's own checks (its
-    dataclass's ``__post_init__``: ranges, even game counts, gating, player specs of
-    ``eval.opponents`` and ``eval.final_opponents``, model size, ``search.max_nodes``
+    dataclass's ``__post_init__``: the ranges its fields declare (``hive_zero.checks``, named
+    here with the group), gating, player specs of ``eval.opponents`` and
+    ``eval.final_opponents``, model size, ``search.max_nodes``
     against ``search.sims``); then :class:`RunConfig`'s checks across groups (device,
     backend, inference, ``selfplay.fast_sims`` against ``search.sims``, the auxiliary weights
     against ``model.aux_head``).

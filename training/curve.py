@@ -30,6 +30,7 @@ from arena.calibration import shipped_calibrations
 from arena.ladder import ANCHOR, ladder_config, run_ladder
 from arena.ratings import PRIOR_DRAWS, fit_elo
 from hive_env.files import write_atomic
+from hive_zero.run_layout import CHECKPOINTS, RunLayout
 from players.engines import missing_line, nokamute_spec
 from search.checkpoint import read_checkpoint
 
@@ -133,11 +134,12 @@ def run_checkpoints(run_dir: str | Path) -> list[Checkpoint]:
     """The run's step checkpoints (and ``final.pt`` when no step checkpoint holds its step),
     oldest first, with their lineage's totals."""
     run_dir = Path(run_dir)
-    store = CheckpointStore(run_dir / "checkpoints", create=False)
+    layout = RunLayout(run_dir)
+    store = CheckpointStore(layout.checkpoints, create=False)
     if not store.dir.is_dir():
-        raise FileNotFoundError(f"{run_dir} holds no checkpoints/ (is it a run directory?)")
+        raise FileNotFoundError(f"{run_dir} holds no {CHECKPOINTS}/ (is it a run directory?)")
     paths = [store.path(step) for step in store.steps()]
-    final = store.dir / "final.pt"
+    final = layout.final
     out = [_checkpoint(run_dir.name, p) for p in paths]
     if final.is_file():
         last = _checkpoint(run_dir.name, final)

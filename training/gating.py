@@ -66,7 +66,6 @@ from arena.arena import run_arena
 from arena.config import ArenaConfig, ArenaError
 from arena.executor import Executor
 from arena.ladder import (
-    RUN_LADDER_DIR,
     LadderResult,
     ladder_anchor,
     ladder_config,
@@ -77,6 +76,14 @@ from arena.ladder import (
 from arena.report import ArenaReport, PairingStats
 from hive_env.files import atomic_open, sha256_file, write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
+from hive_zero.run_layout import (
+    FROZEN,
+    FROZEN_BEST_PATTERN,
+    RunLayout,
+    frozen_best_name,
+    frozen_name,
+    frozen_step,
+)
 from players.engines import missing_line, nokamute_spec
 from players.registry import spec_option
 from search.checkpoint import CheckpointError, read_checkpoint
@@ -169,8 +176,7 @@ class LedgerEntry:
 
 
 _HASH_RE = re.compile(r"^[0-9a-f]{12}$")
-_FROZEN_RE = re.compile(r"^ckpt_(\d{8})_([0-9a-f]{12})\.pt$")
-_FROZEN_BEST_RE = re.compile(r"/frozen/best_([0-9a-f]{12})\.pt\b")
+_FROZEN_BEST_RE = re.compile(rf"/{FROZEN}/{FROZEN_BEST_PATTERN}\b")
 _RESULTS_RE = re.compile(r"^step_(\d{8})_([0-9a-f]{12})_[0-9a-f]{6}$")
 """The name of an evaluation's results directory (its gauntlet): step, checkpoint hash, settings."""
 
@@ -431,11 +437,12 @@ class Gatekeeper:
         self.ev = cfg.eval
         self.log = log
         self.executor = executor
-        self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
-        self.best = self.ckpts.dir / "best.pt"
-        self.dir = cfg.run_dir / "eval"
-        self.frozen = self.dir / "frozen"
-        self.ledger = Ledger(self.dir / "ledger.json", log=None)  # damaged: one warning, after restoring
+        layout = RunLayout(cfg.run_dir)
+        self.ckpts = CheckpointStore(layout.checkpoints)
+        self.best = layout.best
+        self.dir = layout.eval
+        self.frozen = layout.frozen
+        self.ledger = Ledger(layout.ledger, log=None)  # damaged: one warning, after restoring
         self._warned_best = False
         self.nokamute = nokamute_spec(self.ev.nokamute_time) if self.ev.nokamute_time else None
         if self.ev.nokamute_time and self.nokamute is None:
@@ -505,7 +512,7 @@ class Gatekeeper:
         report = self._play(config, out, ladder_anchor(config.players))
         result = ladder_result(report)
         write_ladder(result, out)
-        write_ladder(result, self.cfg.run_dir / RUN_LADDER_DIR)
+        write_ladder(result, RunLayout(self.cfg.run_dir).ladder)
         if metrics is not None:
             for tag, value in (("elo", result.elo), ("elo_lo", result.lo), ("elo_hi", result.hi)):
                 metrics.scalar(f"final/ladder_{tag}", value, step)
@@ -519,10 +526,10 @@ class Gatekeeper:
         return every > 0 and step > 0 and -(-step // interval) % every == 0
 
     def _frozen_ckpt(self, entry: LedgerEntry) -> Path:
-        return self.frozen / f"ckpt_{entry.step:08d}_{entry.checkpoint}.pt"
+        return self.frozen / frozen_name(entry.step, entry.checkpoint)
 
     def _frozen_best(self, digest: str) -> Path:
-        return self.frozen / f"best_{digest}.pt"
+        return self.frozen / frozen_best_name(digest)
 
     def _register(self, step: int) -> LedgerEntry:
         """The ledger entry of the checkpoint now published at ``step``: a new one (``due``, with
@@ -584,9 +591,9 @@ class Gatekeeper:
         """An entry due for each frozen checkpoint copy whose hash checks, by step."""
         due = []
         for p in sorted(self.frozen.iterdir()) if self.frozen.is_dir() else []:
-            m = _FROZEN_RE.match(p.name)
-            if m and file_hash(p) == m.group(2):
-                due.append(LedgerEntry(int(m.group(1)), m.group(2)))
+            found = frozen_step(p.name)  # a name gating wrote, whose file still has its hash
+            if found and frozen_name(*found) == p.name and file_hash(p) == found[1]:
+                due.append(LedgerEntry(*found))
         return sorted(due, key=lambda e: e.step)
 
     def _restore_rival(self, entry: LedgerEntry) -> LedgerEntry:
@@ -596,7 +603,8 @@ class Gatekeeper:
         for out in sorted(self.dir.glob(f"step_{entry.step:08d}_{entry.checkpoint}_*")):
             try:
                 players = json.loads((out / "config.json").read_bytes())["settings"]["players"]
-                found = [m.group(1) for p in players if (m := _FROZEN_BEST_RE.search(str(p)))]
+                found = [m["hash"] for p in players
+                         if (m := _FROZEN_BEST_RE.search(str(p))) and _HASH_RE.match(m["hash"])]
             except (OSError, ValueError, KeyError, TypeError):
                 continue
             if found and self._frozen_best(found[-1]).is_file():

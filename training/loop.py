@@ -28,6 +28,7 @@ from omegaconf import DictConfig, OmegaConf
 from hive_env.compile_notice import notice_first_compile
 from hive_env.files import write_atomic
 from hive_zero import version_line
+from hive_zero.run_layout import RunLayout
 
 from .checkpoint import CheckpointStore
 from .config import ConfigError, RunConfig, run_config
@@ -73,7 +74,7 @@ def prepare(cfg: DictConfig) -> Prepared:
     rc = run_config(cfg)
     changes = check_resume(rc.run_dir, resolved)
     parent = None
-    if rc.train.init_from and not CheckpointStore(rc.run_dir / "checkpoints", create=False).exists():
+    if rc.train.init_from and not CheckpointStore(RunLayout(rc.run_dir).checkpoints, create=False).exists():
         parent = load_parent(rc.train.init_from, rc.env.game_type, vars(rc.model), rc.train.init_optimizer)
     return Prepared(rc, resolved, changes, parent)
 
@@ -155,12 +156,13 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
     rc = p.rc
     rc.run_dir.mkdir(parents=True, exist_ok=True)
     commit = git_commit()
-    write_atomic(rc.run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
+    layout = RunLayout(rc.run_dir)
+    write_atomic(layout.config, OmegaConf.to_yaml(cfg, resolve=True) + f"# git: {commit}\n")
     if p.changes:
         record_resume(rc.run_dir, p.changes, commit)
         log(f"hive-train: resuming with changed settings: {'; '.join(p.changes)}")
     log(f"run directory: {rc.run_dir} (rerun the same command to resume)")
-    log(f"TensorBoard: tensorboard --logdir {rc.run_dir / 'tb'}")
+    log(f"TensorBoard: tensorboard --logdir {layout.tb}")
     notice_first_compile()  # before the workers start: they inherit the notice, and stay quiet
     run = None
     stopping = True  # until the job ends: an error on the way out must not hide the first

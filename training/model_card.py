@@ -19,6 +19,7 @@ from typing import Any
 
 import hive_zero
 from hive_env.files import write_atomic
+from hive_zero.run_layout import SWEEP_FILE, RunLayout
 
 _LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 
@@ -29,21 +30,20 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
     job's overrides, which runs that job alone (pinned to one core)."""
     from omegaconf import OmegaConf
 
-    config_text = (run_dir / "config.yaml").read_text()
+    layout = RunLayout(run_dir)
+    config_text = layout.config.read_text()
     config = OmegaConf.to_container(OmegaConf.create(config_text), resolve=True)
     commit = next((line.split("git:", 1)[1].strip() for line in config_text.splitlines()
                    if line.startswith("# git:")), "unknown")
     overrides_path = run_dir / "hydra" / "overrides.yaml"
     overrides = OmegaConf.to_container(OmegaConf.load(overrides_path)) if overrides_path.is_file() else []
-    stamps = [m.group(1) for line in (run_dir / "train.log").read_text().splitlines()
-              if (m := _LOG_TIME.match(line))] if (run_dir / "train.log").is_file() else []
+    stamps = [m.group(1) for line in layout.train_log.read_text().splitlines()
+              if (m := _LOG_TIME.match(line))] if layout.train_log.is_file() else []
     minutes = None
     if len(stamps) >= 2:
         fmt = "%Y-%m-%d %H:%M:%S"
         span = datetime.strptime(stamps[-1], fmt) - datetime.strptime(stamps[0], fmt)
         minutes = round(span.total_seconds() / 60, 1)
-    from .sweep import SWEEP_FILE
-
     sweep_job = (run_dir.parent / SWEEP_FILE).is_file()  # then the sweep of that job alone
     words = ["hive-train", *(["-m"] if sweep_job else []), *map(as_typed, overrides),
              *([f"hydra.sweep.dir=sweeps/{run_dir.parent.name}"] if sweep_job else [])]

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from hive_zero.run_layout import RunLayout
 from search.network import pick_device
 
 from .faults import SelfPlayError
@@ -137,7 +138,7 @@ class RaySelfPlay:
         self.cfg = cfg
         self.log = log
         self.ray = ray = connect(cfg.ray, log)
-        self.replay = ReplayStore(cfg.run_dir / "replay")
+        self.replay = ReplayStore(RunLayout(cfg.run_dir).replay)
         rc = cfg.ray
         self._lock = threading.Lock()
         self._weights = ([ray.put(weights_of(model))], step)

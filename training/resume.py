@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hive_env.files import write_atomic
+from hive_zero.run_layout import CHECKPOINT_GLOB, RunLayout
 from search.checkpoint import CheckpointError, read_checkpoint
 
 from .config import ConfigError, ModelSettings, defaults
@@ -77,7 +78,8 @@ def saved_settings(run_dir: Path) -> dict[str, Any] | None:
     truncated or damaged config.yaml); None for a new run. Reads only."""
     from omegaconf import OmegaConf
 
-    path = run_dir / "config.yaml"
+    layout = RunLayout(run_dir)
+    path = layout.config
     if path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
@@ -87,9 +89,8 @@ def saved_settings(run_dir: Path) -> dict[str, Any] | None:
                     return saved
         except Exception:  # a damaged config.yaml (bytes flipped): fall back to the checkpoints
             pass
-    ckpt_dir = run_dir / "checkpoints"
-    if ckpt_dir.is_dir():
-        for p in sorted(ckpt_dir.glob("ckpt_*.pt"), reverse=True):
+    if layout.checkpoints.is_dir():
+        for p in sorted(layout.checkpoints.glob(CHECKPOINT_GLOB), reverse=True):
             try:
                 config = read_checkpoint(p).get("config")
             except CheckpointError:
@@ -119,7 +120,7 @@ def check_resume(run_dir: Path, settings: dict[str, Any]) -> list[str]:
 
 def record_resume(run_dir: Path, changes: list[str], commit: str) -> Path:
     """Append one line for a resume with ``changes`` to ``run_dir/resumes.log`` (rewritten atomically)."""
-    path = run_dir / "resumes.log"
+    path = RunLayout(run_dir).resumes_log
     old = path.read_text() if path.is_file() else ""
     when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return write_atomic(path, old + f"{when} git {commit}: {'; '.join(changes)}\n")

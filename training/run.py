@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 from hive_env.encode import ADAPTED_VERSIONS, ENCODING_VERSION
+from hive_zero.run_layout import RunLayout
 from search.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from search.network import pick_device
 
@@ -136,9 +137,10 @@ class Run:
         self.cfg = cfg
         self.log = log
         cfg.run_dir.mkdir(parents=True, exist_ok=True)
-        self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
+        layout = RunLayout(cfg.run_dir)
+        self.ckpts = CheckpointStore(layout.checkpoints)
         # a damaged shard: one warning in the run's log, counted (replay/damaged_shards)
-        self.replay = ReplayStore(cfg.run_dir / "replay", warn=lambda text: self.log(f"warning: {text}"))
+        self.replay = ReplayStore(layout.replay, warn=lambda text: self.log(f"warning: {text}"))
         self.device = pick_device(cfg.device)
         if self.device.type == "cpu" and cfg.selfplay.workers > 0:
             limit_threads()  # the cores belong to the workers: spinning threads stall all
@@ -157,7 +159,7 @@ class Run:
         self._eval_spent = 0.0  # evaluation seconds since the training clock last advanced
         self.resumed_from = self._resume(parent)
         # Steps after the checkpoint resumed from are trained (and logged) again: purge them.
-        self.metrics = Metrics(cfg.run_dir / "tb", purge_step=self.trainer.step + 1)
+        self.metrics = Metrics(layout.tb, purge_step=self.trainer.step + 1)
         self.metrics.config(resolved_config, self.trainer.step)
         inference = describe_inference(cfg, self.model, self.device)
         self.log(f"self-play inference: {inference}")
@@ -338,7 +340,7 @@ def save_final(run: Run) -> Path:
     """The final network as ``final.pt`` beside the checkpoints; kept as it is when this process
     trained nothing and it already holds this step (a rerun of a finished run), so that its
     final match resumes; a damaged one is written again (one warning)."""
-    path = run.cfg.run_dir / "checkpoints" / "final.pt"
+    path = RunLayout(run.cfg.run_dir).final
     if run.trained == 0 and path.exists():
         try:
             if read_checkpoint(path).get("step") == run.trainer.step:

@@ -31,6 +31,7 @@ from hive_env.board import HIST, PLY, play
 from hive_env.outcome import adjudicate, queen_pressure, score_for
 from hive_env.tactics import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN
 from hive_env.vec_env import HiveVecEnv
+from hive_zero.checks import bounded, check_ranges
 from search.mcts import BatchedMCTS, Evaluate, SearchConfig
 
 from .replay import Samples
@@ -53,22 +54,15 @@ class SelfPlayConfig:
             ablation in docs/strength.md).
     """
 
-    games: int = 32
-    temperature_plies: int = 12
+    games: int = bounded(32, ge=1)
+    temperature_plies: int = bounded(12, ge=0)
     adjudicate_margin: int = 0
-    full_search_prob: float = 1.0
-    fast_sims: int = 8
+    full_search_prob: float = bounded(1.0, gt=0.0, le=1.0)
+    fast_sims: int = bounded(8, ge=1)
     proven_targets: bool = False
 
     def __post_init__(self):
-        if self.games < 1:
-            raise ValueError(f"selfplay.games must be >= 1, got {self.games}")
-        if self.temperature_plies < 0:
-            raise ValueError(f"selfplay.temperature_plies must be >= 0, got {self.temperature_plies}")
-        if not 0 < self.full_search_prob <= 1:
-            raise ValueError(f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
-        if self.fast_sims < 1:
-            raise ValueError(f"selfplay.fast_sims must be >= 1, got {self.fast_sims}")
+        check_ranges(self)
 
 
 def sharpen_targets(policy: np.ndarray, q: float, move_proof: np.ndarray, n: int,

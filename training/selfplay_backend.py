@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import torch
 
 from hive_env.files import naming
+from hive_zero.run_layout import RunLayout
 
 from .faults import SelfPlayError, raise_reported
 from .replay import ReplayStore
@@ -170,7 +171,7 @@ class ProcessSelfPlay:
         self.go.set()
         self.errors = ctx.SimpleQueue()  # disk-full errors of the workers (training.faults)
         self.failures = ctx.SimpleQueue()  # (worker, last error line, traceback) of any other death
-        self.replay = ReplayStore(cfg.run_dir / "replay")
+        self.replay = ReplayStore(RunLayout(cfg.run_dir).replay)
         n = cfg.selfplay.workers
         self.restarts = [0] * n  # restarts of each worker so far
         self.failed_starts = [0] * n  # failed starts in a row (FAILED_START_S)

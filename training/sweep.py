@@ -41,8 +41,8 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from hive_env.files import write_atomic
+from hive_zero.run_layout import SWEEP_FILE
 
-SWEEP_FILE = "sweep.json"
 STATUSES = ("planned", "running", "done", "failed")
 SEED_KEY = "seed"
 

@@ -20,6 +20,7 @@ import torch
 from torch.nn import functional
 
 from hive_env.encode import observe_batch
+from hive_zero.checks import bounded, check_ranges
 from models.gnn import AUX_PLIES_SCALE, HiveGNN
 from search.network import maybe_compile, to_tensors, trim
 
@@ -45,7 +46,9 @@ class TrainConfig:
             under the 12 symmetries, so it changes nothing for it and costs a Python loop per batch;
             turn it on for a network that is not invariant.
         checkpoint_every: steps between published checkpoints.
-        min_positions: positions in replay before training starts.
+        min_positions: positions in replay before training starts. Read by the run loop
+            (training.run), not by the trainer: a full run's value; the experiment presets set
+            their own.
         value_target_q: weight of the search's root value q in the value target: the WDL
             target is (1 - a) x one-hot(result) + a x (win (1+q)/2, draw 0, loss (1-q)/2).
             Less noisy than the result alone (KataGo mixes in short-term values); 0 = result only.
@@ -60,40 +63,27 @@ class TrainConfig:
         pressure_weight: weight of the auxiliary final-queen-pressure loss (needs ``model.aux_head``).
     """
 
-    batch_size: int = 256
-    lr: float = 1e-3
+    batch_size: int = bounded(256, ge=1)
+    lr: float = bounded(1e-3, gt=0.0)
     weight_decay: float = 1e-4
     warmup_steps: int = 100
-    steps: int = 10000
+    steps: int = bounded(10000, ge=1)
     min_lr_ratio: float = 0.05
     grad_clip: float = 1.0
     value_weight: float = 1.0
-    samples_per_position: float = 4.0
-    window: int = 200000
+    samples_per_position: float = bounded(4.0, gt=0.0)
+    window: int = bounded(200000, ge=1)
     augment: bool = False
-    checkpoint_every: int = 500
-    min_positions: int = 1000
-    value_target_q: float = 0.0
-    max_minutes: float = 0.0
+    checkpoint_every: int = bounded(500, ge=1)
+    min_positions: int = 2000
+    value_target_q: float = bounded(0.0, ge=0.0, le=1.0)
+    max_minutes: float = bounded(0.0, ge=0.0, note="0 = no budget")
     budget_includes_eval: bool = False
-    moves_left_weight: float = 0.0
-    pressure_weight: float = 0.0
+    moves_left_weight: float = bounded(0.0, ge=0.0)
+    pressure_weight: float = bounded(0.0, ge=0.0)
 
     def __post_init__(self):
-        for name in ("batch_size", "steps", "checkpoint_every", "window"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"train.{name} must be >= 1, got {getattr(self, name)}")
-        if self.lr <= 0:
-            raise ValueError(f"train.lr must be > 0, got {self.lr}")
-        if self.samples_per_position <= 0:
-            raise ValueError(f"train.samples_per_position must be > 0, got {self.samples_per_position}")
-        if not 0 <= self.value_target_q <= 1:
-            raise ValueError(f"train.value_target_q must be in [0, 1], got {self.value_target_q}")
-        if self.max_minutes < 0:
-            raise ValueError(f"train.max_minutes must be >= 0 (0 = no budget), got {self.max_minutes}")
-        for name in ("moves_left_weight", "pressure_weight"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"train.{name} must be >= 0, got {getattr(self, name)}")
+        check_ranges(self)
 
     @property
     def aux(self) -> bool:

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from hive_env.files import is_disk_full
+from hive_zero.run_layout import RunLayout
 from search.checkpoint import load_model, read_checkpoint
 from search.network import Evaluator, make_evaluator, pick_device
 
@@ -148,8 +149,9 @@ class WorkerLoop:
     def __init__(self, cfg: RunConfig, worker: int, device: torch.device, restart: int = 0):
         self.cfg = cfg
         self.worker = worker
-        self.ckpts = CheckpointStore(cfg.run_dir / "checkpoints")
-        self.replay = ReplayStore(cfg.run_dir / "replay")
+        layout = RunLayout(cfg.run_dir)
+        self.ckpts = CheckpointStore(layout.checkpoints)
+        self.replay = ReplayStore(layout.replay)
         self.player = SelfPlayer(cfg, device, worker_game_type(cfg, worker))
         self.seed = worker_seed(cfg.seed, worker, self.replay.shard_count(worker)) + RESTART_SEED * restart
 

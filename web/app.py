@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -26,7 +28,7 @@ from fastapi.staticfiles import StaticFiles
 
 from hive_env import Game
 
-from .analysis import MAX_SIMS, ModelCache
+from .analysis import ModelCache
 from .bodies import MAX_BODY
 from .limits import SearchRefusedError, SearchSlots
 from .owners import OwnerCookie
@@ -34,6 +36,7 @@ from .players import Catalogue
 from .review import Reviews
 from .routes import ROUTERS, STATIC
 from .sessions import SessionError, SessionStore
+from .settings import WebSettings
 from .state import Server
 from .view import describe, position_at
 
@@ -129,59 +132,40 @@ async def _lifespan(app: FastAPI):
     server.close()
 
 
-def create_app(models_dir: str | Path = "runs", move_time: float = 10.0, sims: int | None = None,
-               max_sessions: int = 64, idle_s: float = 3600.0, workers: int = 4,
-               device: str = "auto", engine_timeout: float | None = None,
-               leaves: int | None = None, per_client: int = 8, search_slots: int = 2,
-               search_sims: int = 2 * MAX_SIMS, search_queue: int = 16,
-               analysis_timeout: float | None = None, body_timeout: float = 10.0,
-               review_workers: int = 1, review_queue: int = 8,
-               clock: Callable[[], float] = time.monotonic) -> FastAPI:
-    """The app.
+def create_app(models_dir: str | Path | None = None, *, clock: Callable[[], float] = time.monotonic,
+               settings: WebSettings | None = None, **overrides: Any) -> FastAPI:
+    """The app of ``settings`` (default ``WebSettings()``), with ``models_dir`` and
+    ``overrides`` (:class:`~web.settings.WebSettings` fields by name) in their place:
+    ``create_app("runs", sims=16)``.
 
     Args:
-        models_dir: where checkpoints are looked for (recursively, ``*.pt``).
-        move_time: seconds an alpha-beta move may take (its iterative deepening stops then);
-            in a clock game the most any engine's move may search.
-        engine_timeout: seconds from an engine-move request to its answer, the wait for a
-            search slot included; an engine still thinking then is answered 504 and its move
-            dropped (default ``2 * move_time + 5``).
-        analysis_timeout: the same for an analysis (default ``max(60, 4 * move_time)``).
-        sims: simulations a move of the ``alphazero`` opponents at the top level (None: its 1 s
-            a move; ``web.players``, "Levels"); the levels below keep their own.
-        leaves: their leaves per network call (None: the player's default).
-        max_sessions: games kept at once, over all clients; when full, a client with no idle
-            game of its own to replace is refused 429.
-        per_client: games one client keeps (a new one replaces its least recently used).
-        idle_s: a game untouched this long (and with no engine thinking) is dropped.
-        workers: threads for cheap work (parsing, listing, drawing positions).
-        search_slots: searches (engines' moves, analyses) running at once, each on its own thread.
-        search_sims: simulations in flight over all running searches.
-        search_queue: searches waiting for a slot at most (more are refused 429).
-        body_timeout: seconds a client may take to send its request body (else 408).
-        review_workers: game reviews running at once (each searches every position of a game).
-        review_queue: reviews queued or running at most, over all clients (one per client).
-        device: where analysis networks run.
         clock: the monotonic clock, in seconds, that games' clocks read (a fake one in tests).
             An engine's move in a clock game searches the time manager's share of its time
-            left, at most ``move_time`` (and half of ``engine_timeout``).
+            left, at most ``move_time`` (and half of the engine timeout).
+
+    Raises:
+        TypeError: an override that is no setting.
+        hive_zero.checks.RangeError: a setting out of its range.
     """
-    engine_timeout = engine_timeout or 2 * move_time + 5
-    catalogue = Catalogue(models_dir, move_time=move_time, **({"sims": sims} if sims else {}),
-                          **({"leaves": leaves} if leaves else {}))
+    if models_dir is not None:
+        overrides["models_dir"] = models_dir
+    s = dataclasses.replace(settings or WebSettings(), **overrides)
+    move_time, engine_timeout = s.move_time, s.engine_deadline
+    catalogue = Catalogue(s.models_dir, move_time=move_time, **({"sims": s.sims} if s.sims else {}),
+                          **({"leaves": s.leaves} if s.leaves else {}))
     app = FastAPI(title="hive-web", version="0.2.0", lifespan=_lifespan, description=DESCRIPTION,
                   exception_handlers=ERROR_HANDLERS)
     app.state.server = Server(
         catalogue=catalogue,
-        store=SessionStore(catalogue, max_sessions=max_sessions, idle_s=idle_s, per_client=per_client,
+        store=SessionStore(catalogue, max_sessions=s.max_sessions, idle_s=s.idle_s, per_client=s.per_client,
                            clock=clock),
-        models=ModelCache(device, opener=catalogue.open),
-        pool=ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-web-cheap"),
-        search_slots=SearchSlots(search_slots, search_sims, search_queue),
-        reviews=Reviews(review_workers, review_queue),
+        models=ModelCache(s.device, opener=catalogue.open),
+        pool=ThreadPoolExecutor(max_workers=s.workers, thread_name_prefix="hive-web-cheap"),
+        search_slots=SearchSlots(s.search_slots, s.search_sims, s.search_queue),
+        reviews=Reviews(s.review_workers, s.review_queue),
         engine_timeout=engine_timeout, max_share_s=min(move_time, engine_timeout / 2),
-        analysis_timeout=analysis_timeout or max(60.0, 4 * move_time))
-    app.add_middleware(_BodyLimit, limit=MAX_BODY, timeout_s=body_timeout)
+        analysis_timeout=s.analysis_deadline)
+    app.add_middleware(_BodyLimit, limit=MAX_BODY, timeout_s=s.body_timeout)
     app.add_middleware(OwnerCookie)
     for router in ROUTERS:
         app.include_router(router)

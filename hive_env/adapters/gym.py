@@ -36,13 +36,22 @@ from gymnasium import spaces
 
 from ..actions import IllegalActionError, action_to_move, decode_action
 from ..board import DRAW, IN_PROGRESS
-from ..encode import MAX_LEGAL, N_GLOBAL_FEATURES, N_NODE_FEATURES, graph_dims, observe
+from ..encode import (
+    MAX_LEGAL,
+    MOVES_SCALE,
+    N_GLOBAL_FEATURES,
+    N_NODE_FEATURES,
+    NODE_EMPTY,
+    NODE_PAD,
+    graph_dims,
+    observe,
+)
 from ..errors import HiveError
 from ..game import Game
+from ..grid import N_HEX
 from ..outcome import DEFAULT_PLY_CAP, is_real_draw, mover_reward
 from ..pieces import parse_game_type
-
-MAX_LEGAL_CAP = 1024  # no position has more legal moves (rules.MAX_MOVES): bounds MOVES_FROM / MOVES_TO
+from ..rules import MAX_MOVES
 
 
 def observation_space(expansions: int, max_legal: int = MAX_LEGAL) -> spaces.Dict:
@@ -55,11 +64,11 @@ def observation_space(expansions: int, max_legal: int = MAX_LEGAL) -> spaces.Dic
         return spaces.Box(low=low, high=high, shape=shape, dtype=dtype)
 
     return spaces.Dict({
-        "node_feat": box(0.0, MAX_LEGAL_CAP / 16.0, (N, N_NODE_FEATURES), np.float32),
-        "node_type": box(-1, 2, (N,), np.int8),
+        "node_feat": box(0.0, MAX_MOVES * MOVES_SCALE, (N, N_NODE_FEATURES), np.float32),  # MOVES_FROM/TO cap
+        "node_type": box(NODE_PAD, NODE_EMPTY, (N,), np.int8),
         "neighbours": box(-1, N - 1, (N, 6), np.int16),
         "node_mask": box(0, 1, (N,), np.bool_),
-        "node_hex": box(-1, 1023, (N,), np.int16),
+        "node_hex": box(-1, N_HEX - 1, (N,), np.int16),
         "n_nodes": box(0, N, (), np.int32),
         "global_feat": box(0.0, 2**15 / 100.0, (N_GLOBAL_FEATURES,), np.float32),
         "legal_mask": box(0, 1, (A,), np.bool_),

@@ -12,7 +12,9 @@ blank lines and ``#`` lines are skipped (:func:`record_lines`, the one rule).
 - ``common``: :class:`GameRecord`, :class:`RecordError`, a source loaded, the line rule, replaying
 - ``reader``: :func:`read_games` and :func:`read_game`: the format found, the games cut apart
 - ``gamestring``: UHP GameStrings, one a line (``GameRecord.format`` ``gamestring``)
-- ``jsonl``: the arena's ``games.jsonl`` (``hive-zero-jsonl``)
+- ``jsonl``: the arena's ``games.jsonl`` (``hive-zero-jsonl``), read for review
+- ``arena_record``: :class:`~hive_env.records.arena_record.ArenaRecord`, one line of
+  ``games.jsonl``: its one writer and one reader (the arena writes and reads it through them)
 - ``pgn``: Mzinga PGN (``pgn``)
 - ``sgf``: boardspace.net Hive SGF (``sgf``)
 - ``writers``: a game written as a GameString, Mzinga PGN or boardspace SGF that these readers read

@@ -1,7 +1,11 @@
 """hive-zero's arena ``games.jsonl`` (format ``hive-zero-jsonl``): one JSON object a line. Its
 ``game_string`` is read as a GameString line is (:mod:`.gamestring`); ``white``, ``black``,
 ``result``, ``termination`` and ``id`` go to ``meta`` (as White, Black, Result, Termination, Id). A
-``plies`` that disagrees with the moves is refused."""
+``plies`` that disagrees with the moves is refused.
+
+A line needs only its ``game_string`` (one written by hand, or by an older arena, is read too), so
+this reader takes the fields it finds; their names are :class:`.arena_record.ArenaRecord`'s (a
+test holds every key read here to the record's fields)."""
 
 from __future__ import annotations
 

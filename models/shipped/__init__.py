@@ -35,7 +35,8 @@ class Network:
 
 
 GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
-"""Every game type, each with a place for its network."""
+"""Every game type, each with a place for its network: ``hive_env.pieces.GAME_TYPES``, copied
+because models import no hive_env (tests/models/test_shipped_model.py holds the copy to it)."""
 
 
 def _network(game_type: str) -> Network:

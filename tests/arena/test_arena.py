@@ -1,4 +1,4 @@
-"""Issue 8: openings, the arena's schedule and games, resumable results, SPRT runs, the CLI and the plot."""
+"""Openings, the arena's schedule and games, resumable results, SPRT runs, the CLI and the plot."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from arena.report import build_report, format_report, pairing_rows, rating_rows,
 from arena.schedule import resolve_openings, schedule
 from hive_env import PASS, Game
 
-from helpers import ROOT, WIN_IN_ONE, match_records
+from helpers import ROOT, WIN_IN_ONE, match_records, whole
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # White to move wins with wA2 /bQ (tests/e2e/test_play_cli.py)
@@ -350,7 +350,7 @@ def test_bad_settings_are_refused(tmp_path):
 
 # ----- time and search per move -------------------------------------------------------------------
 TIMED_PLAYERS = ("alphabeta:depth=1", "random", "greedy")
-TIMED_RECORDS = [
+TIMED_RECORDS = [whole(r) for r in [
     # plies 4..7 after a 4-ply opening: alphabeta (White) on 4 and 6, random on 5 and 7
     {"id": "0v1-r0-a", "white_index": 0, "black_index": 1, "white_score": 1.0, "round": 0, "plies": 8,
      "move_seconds": [0.5, 0.25, 0.25, 0.75], "move_stats": [{"nodes": 100}, None, {"nodes": 300}, None]},
@@ -361,7 +361,7 @@ TIMED_RECORDS = [
      "move_seconds": [0.25], "move_stats": [{"nodes": 0}]},
     # written before the per-move fields: counts for the score, not for the means
     {"id": "0v2-r0-b", "white_index": 2, "black_index": 0, "white_score": 0.0, "round": 0, "plies": 30},
-]
+]]
 
 
 def test_report_means_per_move_from_records(tmp_path):
@@ -406,7 +406,7 @@ def test_report_means_per_move_from_records(tmp_path):
     assert [line.split()[-2:] for line in pairings_table[1:]] == [["0.5000", "0.5000"], ["+1135]", "0.2500"]]
 
 
-# ----- statistics in the tables (issue 28) ------------------------------------------------------------
+# ----- statistics in the tables: intervals of draws and sweeps, unrated players ---------------------
 def squeeze(text: str) -> str:
     """``text`` with runs of spaces as one (table columns without their padding)."""
     return re.sub(" +", " ", text)
@@ -417,7 +417,7 @@ SWEEP_PLAYERS = ("greedy", "random", "alphabeta:depth=1", "alphabeta:depth=2")
 
 
 def test_all_draws_give_one_wide_interval_in_every_table(tmp_path):
-    """Issue 28: 10 draws printed 50.0% [50.0, 50.0] +0 [+0, +0] beside [-205, +205]."""
+    """10 draws once printed 50.0% [50.0, 50.0] +0 [+0, +0] beside [-205, +205]."""
     report = build_report(ArenaConfig("gauntlet", ("greedy", "random"), 10), tmp_path, 1,
                           match_records((0, 1, 0, 10, 0)), 10)
     text = squeeze(format_report(report))
@@ -432,7 +432,7 @@ def test_all_draws_give_one_wide_interval_in_every_table(tmp_path):
 
 
 def test_unrated_players_have_no_rank_no_elo_and_a_flag(tmp_path):
-    """Issue 28: players only the prior places were listed as +0 [-718, +718] and ranked."""
+    """Players only the prior places were once listed as +0 [-718, +718] and ranked."""
     config = ArenaConfig("gauntlet", SWEEP_PLAYERS, 4)
     report = build_report(config, tmp_path, 1, match_records(*((0, j, 4, 0, 0) for j in (1, 2, 3))), 12)
     rows = rating_rows(report)

@@ -18,9 +18,12 @@ from arena.schedule import resolve_openings, schedule
 from arena.terminations import TERMINATIONS, rules_termination, termination_of
 from hive_env import DRAW, Game
 from hive_env.position import board_from_tiles
+from hive_env.records.arena_record import ArenaRecord
 from hive_env.rules import MAX_MOVES, generate_moves
 from players import Budget
 from players.clock import move_share
+
+from helpers import whole
 
 
 class FakeClock:
@@ -236,12 +239,15 @@ def test_rules_terminations_are_told_apart():
 
 
 def test_old_records_read_in_the_vocabulary():
-    draw = repetition_game().game_string()
-    assert termination_of({"termination": "Draw", "game_string": draw}) == "repetition"
-    assert termination_of({"termination": "WhiteWins"}) == "queen_surrounded"
-    assert termination_of({"termination": "PlyCap"}) == "ply_cap"
-    assert termination_of({"termination": "EngineError"}) == "engine_crash"
-    assert termination_of({"termination": "time_forfeit"}) == "time_forfeit"
+    def old(word: str, **fields) -> ArenaRecord:
+        return ArenaRecord.from_json(whole({"white_index": 0, "black_index": 1, "white_score": 0.5,
+                                            "termination": word, **fields}))
+
+    assert termination_of(old("Draw", game_string=repetition_game().game_string())) == "repetition"
+    assert termination_of(old("WhiteWins")) == "queen_surrounded"
+    assert termination_of(old("PlyCap")) == "ply_cap"
+    assert termination_of(old("EngineError")) == "engine_crash"
+    assert termination_of(old("time_forfeit")) == "time_forfeit"
     assert set(TERMINATIONS) >= {"queen_surrounded", "both_surrounded", "repetition", "ply_cap",
                                  "time_forfeit", "illegal_move", "engine_crash", "player_error"}
 

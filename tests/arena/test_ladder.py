@@ -31,7 +31,7 @@ from arena.schedule import resolve_openings, schedule
 from hive_env.outcome import DEFAULT_PLY_CAP
 from players import Budget
 
-from helpers import ROOT, match_records, require_tool
+from helpers import ROOT, match_records, require_tool, whole
 
 AZ = "alphazero:ckpt=runs/x/checkpoints/best.pt,sims=64"
 RUNGS = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3",
@@ -133,9 +133,9 @@ def test_ladder_result_interval_rests_on_the_games_against_the_anchor(tmp_path):
     """A gauntlet is a star: the player's Elo relative to the anchor is its head-to-head Elo."""
     config = ladder_config("random", depths=(2,), games_per_pairing=4, ply_cap=20)
     rec = {"white_index": 0, "black_index": 2, "white_score": 1.0, "round": 0}
-    records = [dict(rec, id="a"), dict(rec, id="b", white_score=0.5), dict(rec, id="c", white_score=0.0),
-               dict(rec, id="d", white_score=0.0),
-               *(dict(rec, id=f"g{k}", black_index=1, white_score=1.0) for k in range(4))]
+    records = [whole(dict(rec, id="a")), whole(dict(rec, id="b", white_score=0.5)),
+               whole(dict(rec, id="c", white_score=0.0)), whole(dict(rec, id="d", white_score=0.0)),
+               *(whole(dict(rec, id=f"g{k}", black_index=1, white_score=1.0)) for k in range(4))]
     result = ladder_result(build_report(config, tmp_path, 2, records, 8))
     score = (1.5 + 0.5) / (4 + 1)  # one virtual draw (the prior)
     assert result.elo == pytest.approx(400 * math.log10(score / (1 - score)))
@@ -143,7 +143,7 @@ def test_ladder_result_interval_rests_on_the_games_against_the_anchor(tmp_path):
 
 
 def test_the_ladder_line_and_the_rows_agree_on_a_sweep(tmp_path):
-    """Issue 28: a 12-0 sweep (4-0 against each rung) read -126 in the line, [+7, inf] in its rows."""
+    """A 12-0 sweep (4-0 against each rung) once read -126 in the line, [+7, inf] in its rows."""
     config = ladder_config("alphabeta:depth=3", depths=(1,), games_per_pairing=4)
     assert config.players == ("alphabeta:depth=3", "random", "greedy", "alphabeta:depth=1")
     report = build_report(config, tmp_path, 1, match_records(*((0, j, 4, 0, 0) for j in (1, 2, 3))), 12)
@@ -173,7 +173,7 @@ def ladder_section_rows(result) -> dict[str, dict]:
 
 
 def test_a_ladder_without_depth_2_warns_and_names_its_anchor(tmp_path, capsys):
-    """Issue 28: ``--depths 1`` silently rated against random."""
+    """``--depths 1`` once rated against random without a word; now it warns and names its anchor."""
     out = tmp_path / "ladder"
     argv = ["ladder", "greedy", "--depths", "1", "--games-per-pairing", "2", "--ply-cap", "20",
             "--out", str(out), "--no-progress"]
@@ -204,9 +204,9 @@ def test_a_player_without_games_against_the_anchor_is_unrated_alone_and_rated_po
 def test_the_ladder_line_and_json_give_the_time_and_search_per_move(tmp_path):
     config = ladder_config("random", depths=(2,), games_per_pairing=2, equal_time=0.25, ply_cap=20)
     rec = {"id": "x", "white_index": 0, "black_index": 2, "white_score": 0.0, "round": 0, "plies": 7}
-    records = [dict(rec, move_seconds=[0.25, 0.125, 0.5], move_stats=[None, {"nodes": 300}, None]),
-               dict(rec, id="y", white_index=2, black_index=0, white_score=1.0,  # from ply 5: random first
-                    move_seconds=[0.25, 0.375], move_stats=[None, {"nodes": 100}])]
+    records = [whole(dict(rec, move_seconds=[0.25, 0.125, 0.5], move_stats=[None, {"nodes": 300}, None])),
+               whole(dict(rec, id="y", white_index=2, black_index=0, white_score=1.0,  # from ply 5: random
+                          move_seconds=[0.25, 0.375], move_stats=[None, {"nodes": 100}]))]  # first
     result = ladder_result(build_report(config, tmp_path, 2, records, 6))
     # random: 0.25 + 0.5 + 0.25 s over 3 moves; alphabeta: 0.125 + 0.375 over 2, 400 nodes over 2
     assert result.per_move["random"] == {"seconds_per_move": 0.3333, "sims_per_move": None,

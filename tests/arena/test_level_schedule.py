@@ -1,4 +1,4 @@
-"""Issue 41: who meets whom in the levels' calibration (``arena.level_schedule``), and an arena
+"""Who meets whom in the levels' calibration (``arena.level_schedule``), and an arena
 that plays an explicit schedule of pairs (``ArenaConfig.pairs``)."""
 
 from __future__ import annotations

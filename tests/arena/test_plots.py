@@ -120,7 +120,7 @@ def test_plot_png(arena_dirs, tmp_path):
 
 
 def test_unrated_players_are_not_drawn_and_named_in_a_note(tmp_path):
-    """Issue 28: the plot of a ladder drew its unrated rungs' +0 lines under random's."""
+    """The plot of a ladder once drew its unrated rungs' +0 lines under random's."""
     from arena.config import ArenaConfig
     from arena.report import build_report, write_report
 

@@ -1,4 +1,4 @@
-"""Issues 8 and 28: scores, likelihood-ratio intervals and Elo against hand-computed values and edge
+"""Scores, likelihood-ratio intervals and Elo against hand-computed values and edge
 cases (no game, one game, all draws, perfect scores), one method for pairings and ratings."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_score_and_elo_intervals_are_one_interval_on_two_scales():
 
 
 def test_all_draws_have_a_wide_interval_around_half():
-    """Issue 28: 10 draws were 50.0% [50.0, 50.0] +0 [+0, +0] beside [-205, +205] in the Elo table."""
+    """10 draws once read 50.0% [50.0, 50.0] +0 [+0, +0] beside [-205, +205] in the Elo table."""
     ten = pairing_stats(0, 10, 0)
     assert ten.score == 0.5 and ten.elo == 0.0
     assert (round(ten.score_lo, 4), round(ten.score_hi, 4)) == (0.2285, 0.7715)
@@ -96,7 +96,7 @@ def test_all_draws_have_a_wide_interval_around_half():
 
 
 def test_perfect_scores_keep_a_finite_interval_bounded_away_from_half():
-    """Issue 28: a sweep's lower bound is well above 50%, its upper bound below 100% (the prior)."""
+    """A sweep's lower bound is well above 50%, its upper bound below 100% (the prior)."""
     st = pairing_stats(12, 0, 0)
     assert st.score == 1.0 and st.elo == pytest.approx(400 * math.log10(25))  # 12.5 of 13 points: +559
     assert 0.76 < st.score_lo < 0.77 and round(st.elo_lo) == 207  # well above 50%
@@ -142,7 +142,7 @@ def test_two_players_match_the_pairing_and_the_delta_method():
 
 
 def test_the_ratings_table_and_the_pairing_rows_agree_on_edge_cases():
-    """Issue 28: one method everywhere; all draws and sweeps give the same interval in both."""
+    """One method everywhere; all draws and sweeps give the same interval in both."""
     for counts in [(0, 10, 0), (0, 4, 0), (12, 0, 0), (0, 0, 12), (1, 0, 0), (60, 20, 20)]:
         points, n = games((0, 1, *counts))
         fit, st = fit_elo(points, n, anchor=1), pairing_stats(*counts)
@@ -150,7 +150,7 @@ def test_the_ratings_table_and_the_pairing_rows_agree_on_edge_cases():
 
 
 def test_a_gauntlet_is_a_star_the_players_interval_is_its_pairing_against_the_anchor():
-    """Issue 28: a 12-0 sweep (4-0 against each rung) read -126 in the ladder line, [+7, inf] in
+    """A 12-0 sweep (4-0 against each rung) once read -126 in the ladder line, [+7, inf] in
     its row; now the fit's interval of the player is its pairing's against the anchor."""
     points, n = games((0, 1, 4, 0, 0), (0, 2, 4, 0, 0), (0, 3, 4, 0, 0))
     fit, st = fit_elo(points, n, anchor=1), pairing_stats(4, 0, 0)
@@ -204,7 +204,7 @@ def test_players_without_a_path_to_the_anchor_are_unrated():
 
 
 def test_players_only_the_prior_places_are_unrated():
-    """Issue 28: rungs that lost every game to a player who won every game against the anchor were
+    """Rungs that lost every game to a player who won every game against the anchor were once
     listed as +0 [-718, +718] and ranked; their games bound nothing, so they are unrated."""
     # player 0 sweeps the anchor random (1), greedy (2) and ab1 (3), 4-0 each; 4 beat player 0 once
     points, n = games((0, 1, 4, 0, 0), (0, 2, 4, 0, 0), (0, 3, 4, 0, 0), (0, 4, 3, 0, 1), (0, 5, 0, 1, 3))

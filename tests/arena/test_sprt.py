@@ -1,4 +1,4 @@
-"""Issue 8: the GSPRT's log-likelihood ratio, bounds, and its error rates on synthetic game streams."""
+"""The GSPRT's log-likelihood ratio, bounds, and its error rates on synthetic game streams."""
 
 from __future__ import annotations
 

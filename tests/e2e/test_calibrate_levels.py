@@ -1,4 +1,4 @@
-"""Issue 41: ``python -m scripts.calibrate_levels``, the levels' calibration, at a smoke size: the
+"""``python -m scripts.calibrate_levels``, the levels' calibration, at a smoke size: the
 schedule of two levels with three anchors, one rating fit, the table as JSON and Markdown."""
 
 from __future__ import annotations

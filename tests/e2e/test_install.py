@@ -1,4 +1,4 @@
-"""Issue 56: the built wheel installed into a fresh virtual environment, every console command run
+"""The built wheel installed into a fresh virtual environment, every console command run
 from an empty folder, and the clashes with other ``models``/``scripts``/``training`` named in one line.
 
 The wheel is built from this checkout (``pip wheel --no-deps --no-build-isolation``) and installed

@@ -1,4 +1,4 @@
-"""Issue 4: ``hive-play`` driven through its stdin (and a pty for line editing), and its text board."""
+"""``hive-play`` driven through its stdin (and a pty for line editing), and its text board."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_from_a_saved_game_file_with_a_steady_board(tmp_path):
 
 
 def test_an_illegal_movement_is_refused_with_the_rule_it_breaks():
-    # issue 28: "bQ -wQ" on White's turn said "bQ cannot move there"; the reason names the rule now
+    # "bQ -wQ" on White's turn once said "bQ cannot move there"; the reason names the rule now
     game = Game.from_string("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-")  # wQ wS1 bS1 bQ
     out = io.StringIO()
     session = Session(game, RandomPlayer(0), 0, io.StringIO("bQ -wQ\nwS1 /wQ\nwQ bQ\nquit\n"), out)

@@ -43,7 +43,7 @@ def test_the_check_finds_every_form_of_import():
 def test_tests_mirror_the_packages():
     """Each test file sits in the folder of the package it tests (``tests/<package>/``), or in
     ``tests/e2e/`` when it drives a command line or the whole repository; none lies loose."""
-    packages = {"hive_env", "models", "players", "search", "training", "arena", "web"}
+    packages = {"hive_zero", "hive_env", "models", "players", "search", "training", "arena", "web"}
     assert not sorted(p.name for p in TESTS.glob("test_*.py")), "a test file outside the package folders"
     folders = {p.parent.name for p in TESTS.rglob("test_*.py")}
     assert folders <= packages | {"e2e"}, folders - packages

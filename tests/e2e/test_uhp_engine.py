@@ -1,4 +1,4 @@
-"""Issue 4: ``hive-uhp`` end to end through a subprocess: exact replies, bad input, timing, exit."""
+"""``hive-uhp`` end to end through a subprocess: exact replies, bad input, timing, exit."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ KINDS = "alphabeta;alphazero;greedy;random"
 OPTIONS = ["Player;enum;alphazero;alphazero;" + KINDS, "MaxDepth;int;0;0;0;60",
            "MaxTime;double;60.0;60.0;0.01;86400.0", "Seed;int;0;0;0;2147483647",
            "Leaves;int;0;0;0;256", "Level;int;0;0;0;10"]
-"""The default player is the shipped network at its top level (issue 41: a bare bestmove thinks 1 s)."""
+"""The default player is the shipped network at its top level (a bare bestmove thinks 1 s)."""
 
 
 def reason(action: Callable[[], object]) -> str:
@@ -238,7 +238,7 @@ def test_bestmove_time_returns_within_the_limit():
 
 
 def test_a_megabyte_line_is_one_err_line_and_the_session_goes_on(engine):
-    # issue 29: a 1 MB line came back whole; now it is read in chunks and dropped
+    # a 1 MB line once came back whole; now it is read in chunks and dropped
     assert engine.send("newgame Base") == ["Base;NotStarted;White[1]", "ok"]
     start = time.perf_counter()
     assert engine.send("play " + "x" * 1_000_000) == [

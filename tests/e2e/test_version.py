@@ -1,4 +1,4 @@
-"""Issue 56: one version everywhere, the commands started through hive_zero.commands, no clash in
+"""One version everywhere, the commands started through hive_zero.commands, no clash in
 the checkout, and a network's lineage and card saying what trained it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28: an illegal movement is refused with the rule it breaks (``hive_env.explain``).
+"""An illegal movement is refused with the rule it breaks (``hive_env.explain``).
 
 Positions are built from tiles at axial ``(q, r)`` (``hive_env.position``; E is ``q+1``, SE is
 ``r+1``, pointy-top rows shifted half a cell), drawn in a comment above each. Placements have

@@ -175,7 +175,7 @@ NO_REFCOUNT_KERNELS = [
 def test_the_hot_kernels_are_compiled_without_reference_counting(module, name):
     """The allocation-free kernels of move generation, perft and the encoder keep ``NO_REFCOUNT``:
     with numba's reference counting, the atomic increments of the arrays they pass were over
-    half of perft on small boards (issue 54)."""
+    half of perft on small boards."""
     if not NO_REFCOUNT:
         pytest.skip("this numba has no _nrt option: the kernels count references")
     assert NO_REFCOUNT == {"_nrt": False}

@@ -17,7 +17,7 @@ from players import PlayerSpecError, make_player
 from players.uhp_server import UhpEngine
 from search.checkpoint import read_checkpoint
 
-from helpers import ROOT
+from helpers import ROOT, whole
 
 
 @pytest.mark.parametrize("game_type", shipped.available())
@@ -149,7 +149,8 @@ def head_to_head_dir(path, candidate: str, incumbent: str, scores: list[float]):
     for i, score in enumerate(scores):
         white, black = (candidate, incumbent) if i % 2 == 0 else (incumbent, candidate)
         white_score = score if white == candidate else 1 - score
-        records.append({"id": i, "white": white, "black": black, "white_score": white_score})
+        records.append(whole({"id": f"g{i}", "white": white, "black": black, "white_index": i % 2,
+                              "black_index": 1 - i % 2, "white_score": white_score, "round": i // 2}))
     (path / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
 

@@ -1,4 +1,4 @@
-"""Issue 4: the alphabeta search sees forced wins, parries threats, and beats random and greedy.
+"""The alphabeta search sees forced wins, parries threats, and beats random and greedy.
 
 Positions are built tile by tile (axial q, r; E = (q+1, r), SE = (q, r+1), NE = (q+1, r-1)).
 Expected move sets are written out and also re-derived by brute force with the Game API.

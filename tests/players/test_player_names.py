@@ -13,6 +13,8 @@ from arena.report import Tally, build_report, format_report, write_report
 from players import PlayerSpecError, make_player
 from players.registry import check_spec, register_player, short_name, short_names
 
+from helpers import whole
+
 CKPT = "runs/smoke/checkpoints/ckpt_00000020.pt"
 
 
@@ -67,9 +69,9 @@ def test_short_names_never_clash():
 def test_report_tables_and_csvs_use_short_names_files_keep_specs(tmp_path):
     az = f"alphazero:ckpt=/long/path/to/{CKPT},sims=16,device=cpu"
     config = ArenaConfig("gauntlet", (az, "random", "alphabeta:depth=1,name=ab1"), 2)
-    records = [{"white_index": 0, "black_index": 1, "white_score": 1.0, "round": 0},
-               {"white_index": 1, "black_index": 0, "white_score": 0.5, "round": 0},
-               {"white_index": 2, "black_index": 0, "white_score": 0.0, "round": 1}]
+    records = [whole({"white_index": 0, "black_index": 1, "white_score": 1.0, "round": 0}),
+               whole({"white_index": 1, "black_index": 0, "white_score": 0.5, "round": 0}),
+               whole({"white_index": 2, "black_index": 0, "white_score": 0.0, "round": 1})]
     report = build_report(config, tmp_path, 1, records, 4)
     assert report.names == ["az@20", "random", "ab1"]
     text = format_report(report)

@@ -1,4 +1,4 @@
-"""Issue 4: one player interface, built from spec strings; the ``uhp`` player against ``hive-uhp``."""
+"""One player interface, built from spec strings; the ``uhp`` player against ``hive-uhp``."""
 
 from __future__ import annotations
 

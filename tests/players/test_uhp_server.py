@@ -1,4 +1,4 @@
-"""Issue 29: ``hive-uhp``'s engine (``players.uhp_server``) under hostile input, in process.
+"""``hive-uhp``'s engine (``players.uhp_server``) under hostile input, in process.
 
 Huge numbers are a plain ``err`` naming the argument, replies quote a short prefix of a huge
 argument, the line reader never keeps an over-long line whole, and no option makes ``bestmove``

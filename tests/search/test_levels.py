@@ -1,4 +1,4 @@
-"""Issue 41: the ``alphazero`` player's levels (``players.levels``): the table, ``level=`` in a
+"""The ``alphazero`` player's levels (``players.levels``): the table, ``level=`` in a
 spec and its refusals, the draw among the likeliest moves, a seeded game replayed move for move,
 the exact tactics from level 4 up (every win in one and every defence of the tactics suite),
 ``hive-play --level`` and hive-uhp's ``Level`` option; in the slow suite, the levels' order in

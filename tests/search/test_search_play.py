@@ -22,6 +22,7 @@ from search.checkpoint import save_checkpoint
 from search.leaves import adjudicated_value, play
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
+from search.root_policy import child_stats
 from training.selfplay import SelfPlay, SelfPlayConfig
 
 from helpers import MIDGAME, WIN_IN_ONE, hashed_evaluate
@@ -294,12 +295,12 @@ def test_the_search_and_the_self_play_labels_score_the_cap_alike():
     # The search self-play built values every capped child as a White win, not a draw.
     res = sp.mcts.search(sp.env.boards, sp.env.hists, np.array([0]), add_noise=False)
     n = int(res.n_legal[0])
-    visits, q = sp.mcts._child_stats(0, n)
+    visits, q = child_stats(sp.mcts.tree, 0, n)
     assert visits.sum() == 24 and (q[visits > 0] == 1.0).all()
     assert res.value[0] > 0.9
     plain = BatchedMCTS(SearchConfig(sims=24), 1, 0, uniform_evaluate)  # no margin: draws
     res0 = plain.search(board[None], hist[None], [0], add_noise=False)
-    assert (plain._child_stats(0, n)[1] == 0.0).all() and abs(res0.value[0]) < 0.2
+    assert (child_stats(plain.tree, 0, n)[1] == 0.0).all() and abs(res0.value[0]) < 0.2
     _, _, terminated, truncated, _ = sp.env.step(res.actions[[0], res.chosen])
     assert truncated[0] and not terminated[0]
 

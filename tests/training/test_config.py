@@ -38,7 +38,8 @@ from training.trainer import Trainer
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 PRESETS = {"default": [], "smoke": ["experiment=smoke"], "cpu": ["experiment=cpu"],
-           "cpu_long": ["experiment=cpu_long"],
+           "cpu_long": ["experiment=cpu_long"], "zero": ["experiment=zero"],
+           "zero_long": ["experiment=zero_long"],
            "gpu": ["experiment=gpu", "device=cpu", "compile=false"]}  # the GPU preset, built on a CPU
 
 
@@ -75,6 +76,19 @@ def test_presets_keep_their_intended_sizes():
     assert gpu.env.ply_cap == DEFAULT_PLY_CAP  # Base+MLP uses the one default
     long = settings("run_dir=x", experiment="cpu_long")
     assert 0 < cpu.train.max_minutes <= 60 and 0 < long.train.max_minutes <= 150  # the issue's budgets
+
+
+def test_the_recipes_from_zero_end_within_their_minutes_evaluations_included():
+    for name, minutes in (("zero", 30), ("zero_long", 120)):
+        rc = settings("run_dir=x", experiment=name)
+        assert rc.train.budget_includes_eval and not rc.train.init_from  # from random weights
+        assert minutes - 2 <= rc.train.max_minutes < minutes  # start-up and the final match fit in the rest
+        assert rc.train.steps * rc.train.batch_size > 100 * rc.train.max_minutes * 60  # the clock ends it
+        assert rc.selfplay.workers == 2 and rc.eval.workers == 2  # both cores, all the time
+        assert rc.eval.ladder and rc.eval.nokamute_time > 0 and 2 in rc.eval.ladder_depths  # the curve
+        assert rc.eval.every > 0  # the curve in TensorBoard during the run
+        kept = rc.train.keep_checkpoints * rc.train.checkpoint_every
+        assert kept >= 20 * rc.train.max_minutes * 60  # every checkpoint kept up to 20 steps a second
 
 
 def test_defaults_come_from_the_dataclasses():
@@ -266,7 +280,7 @@ TOP_KEYS = ("backend, compile, device, env, eval, experiment, inference, model, 
 # one in the default suite (each starts hive-train); tests/training/test_overrides.py checks more in-process
 @pytest.mark.parametrize("override,line", [
     ("experiment=smok", "experiment=smok: experiment has no option 'smok'; did you mean smoke? "
-                        "(choices: ablation, cpu, cpu_long, gpu, smoke)"),
+                        "(choices: ablation, cpu, cpu_long, gpu, smoke, zero, zero_long)"),
     pytest.param("trian.lr=0.1", f"unknown setting trian.lr: did you mean train.lr? (known: {TOP_KEYS})",
                  marks=pytest.mark.slow),
     pytest.param("eval.gamez=3", f"unknown setting eval.gamez: did you mean eval.games? (known: {EVAL_KEYS})",

@@ -1,4 +1,4 @@
-"""The faults of a long run (issue 42) and what the run does (docs/reliability.md, one test a row).
+"""The faults of a long run and what the run does (docs/reliability.md, one test a row).
 
 Self-play processes are killed (SIGKILL, as the OOM killer does) and stopped (SIGSTOP) by signal,
 and made to fail at their start by a checkpoint they refuse to load; replay shards are damaged
@@ -43,7 +43,7 @@ from training.gating import file_hash
 from training.loop import compose_config, train
 from training.replay import ReplayStore
 
-from helpers import ROOT, TINY_RUN, hive_train, wait_for
+from helpers import ROOT, TINY_RUN, hive_train, wait_for, whole
 
 # ----- the harness ------------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ def test_the_arena_names_its_games_file(tmp_path):
 
     store = ResultsDir(tmp_path)
     with file_size_limit(100), pytest.raises(OSError) as raised:
-        store.append({"id": "x" * 500})
+        store.append(whole({"id": "x" * 500, "white_index": 0, "black_index": 1, "white_score": 1.0}))
     assert raised.value.filename == str(tmp_path / "games.jsonl") and is_disk_full(raised.value)
 
 
@@ -581,7 +581,7 @@ def test_a_damaged_final_pt_is_written_again_with_one_warning(finished_run, tmp_
 
 @pytest.mark.parametrize("how", ["truncated", "flipped"])
 def test_a_damaged_ledger_of_a_run_without_records_is_rebuilt_from_best_pt(finished_run, tmp_path, how):
-    """A run from before the evaluations' records (``evaluation.json``, issue 59): the
+    """A run from before the evaluations' records (``evaluation.json``): the
     evaluations cannot be restored, each is named in the warning, and best.pt is recorded as the
     last promoted evaluation (the old rebuild). The restored case: tests/training/test_ledger_restore.py."""
     run_dir = copy_of(finished_run, tmp_path)

@@ -45,6 +45,7 @@ class Recorder:
 class FakeTrainer:
     def __init__(self, step: int):
         self.step = step
+        self.seconds = self.eval_seconds = 0.0  # the run's clock (clock/* scalars)
 
 
 class FakeRun:

@@ -1,4 +1,4 @@
-"""A damaged evaluation ledger is restored, not rebuilt empty (issue 59; docs/reliability.md).
+"""A damaged evaluation ledger is restored, not rebuilt empty (docs/reliability.md).
 
 Each decided evaluation leaves a record (``evaluation.json``, with its checksum) in its results
 directory, and ``eval/ledger.json`` has its SHA-256 beside it (``ledger.json.sha256``). A ledger

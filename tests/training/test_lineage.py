@@ -133,7 +133,7 @@ def test_a_network_without_a_lineage_is_a_root_with_its_cards_minutes(tmp_path, 
 
 def test_a_run_carries_on_from_a_network_of_an_older_encoding(tmp_path):
     """The shipped Base+MLP network as encoding 2 wrote it (the shipped networks were encoding 2
-    until issue 39's stages): its weights, the clock features relearnt."""
+    before they were retrained on encoding 3): its weights, the clock features relearnt."""
     child = tmp_path / "child"
     lines: list[str] = []
     state = read_checkpoint(shipped.network("Base+MLP").checkpoint)

@@ -26,7 +26,7 @@ from helpers import ROOT
 
 @pytest.mark.parametrize("override,message", [
     ("experiment=smok", "experiment=smok: experiment has no option 'smok'; did you mean smoke? "
-                        "(choices: ablation, cpu, cpu_long, gpu, smoke)"),
+                        "(choices: ablation, cpu, cpu_long, gpu, smoke, zero, zero_long)"),
     ("model=hugh", "model=hugh: model has no option 'hugh' (choices: default, large, small, tiny)"),
     ("+experiment=smok", "experiment=smok: experiment has no option 'smok'"),
     ("trian.lr=0.1", "unknown setting trian.lr: did you mean train.lr? (known: backend, compile, "),
@@ -102,7 +102,7 @@ def test_field_docs_are_read_from_the_dataclass_docstrings():
 
 def test_config_groups_are_the_folders_of_configs():
     groups = config_groups()
-    assert groups["experiment"] == ["ablation", "cpu", "cpu_long", "gpu", "smoke"]
+    assert groups["experiment"] == ["ablation", "cpu", "cpu_long", "gpu", "smoke", "zero", "zero_long"]
     assert "tiny" in groups["model"]
 
 

@@ -141,7 +141,7 @@ def test_without_models_the_shipped_network_is_listed_and_plays(tmp_path, unship
 
 
 def test_a_new_game_sets_the_level_of_its_alphazero_seats(client):
-    """Issue 41: the page's level selector. ``/api/players`` lists the levels (this server's
+    """The page's level selector. ``/api/players`` lists the levels (this server's
     ``--sims 16`` at the top); a new game's ``level`` names its AlphaZero seats' strength in their
     labels and sets what their moves cost in the search slots; a bad level is refused."""
     info = client.get("/api/players").json()

@@ -103,7 +103,7 @@ def test_the_opponent_list_offers_the_shipped_network_and_defaults_to_the_newest
 
 
 def test_a_level_is_chosen_and_the_engine_answers_at_it(page):
-    """Issue 41: the level selector (1 to 10, the top by default) sets the AlphaZero opponent's
+    """The level selector (1 to 10, the top by default) sets the AlphaZero opponent's
     level; the engine answers, and the page shows the level beside the game."""
     assert page.eval_on_selector_all("#level option", "els => els.map(e => e.value)") == [
         str(n) for n in range(1, 11)]

@@ -1,4 +1,4 @@
-"""hive-web's tools of issue 41 in a real headless Chromium (the fixtures of
+"""hive-web's tools in a real headless Chromium (the fixtures of
 ``test_web_browser``): Save as (GameString, Mzinga PGN, boardspace SGF, read back), a Hint drawn on
 the board and counted, the client's list of games (resume, review, delete), the bug glyphs with
 the Letters and Patterns options, and the page at a phone's viewport, played by taps.

@@ -1,4 +1,4 @@
-"""hive-web's game list, records saved as files, and hints (issue 41): ``GET /api/games`` lists
+"""hive-web's game list, records saved as files, and hints: ``GET /api/games`` lists
 the client's own games, ``GET /api/games/{id}/record`` writes a game as a GameString, Mzinga PGN
 or boardspace SGF that ``hive_env.records`` reads back, and ``POST /api/games/{id}/hint`` gives
 the network's best move for the person to move and counts it in the game (and its records)."""

@@ -8,7 +8,7 @@
 "use strict";
 
 const PUZZLE_STORE = "hive-web-puzzles";
-const puzzleState = { answered: false, pending: false };
+const puzzleState = { answered: false, pending: false, request: 0 };
 const PUZZLE_STEP_MS = 700; // between the moves of a line shown on the board
 
 function puzzleStats() {
@@ -35,7 +35,10 @@ function puzzleVerdict(text, cls) {
   v.className = cls || "";
 }
 
+// Filters changed quickly start several requests: only the newest one's puzzle is shown (an
+// older answer arriving last would show a puzzle of the filters before).
 async function nextPuzzle(after) {
+  const request = ++puzzleState.request;
   setBusy(1);
   try {
     const q = new URLSearchParams({ game_type: $("game-type").value });
@@ -43,8 +46,13 @@ async function nextPuzzle(after) {
     if ($("puzzle-difficulty").value) q.set("difficulty", $("puzzle-difficulty").value);
     if (after) q.set("after", after);
     const p = await api("GET", `/api/puzzles/next?${q}`);
+    if (request !== puzzleState.request) return;
     const state = await api("POST", "/api/games", { game_type: p.game_type, game_string: p.game_string,
       white: "human", black: "human" });
+    if (request !== puzzleState.request) {
+      api("DELETE", `/api/games/${state.id}`).catch(() => {});
+      return;
+    }
     if (ui.game) api("DELETE", `/api/games/${ui.game.id}`).catch(() => {});
     ui.loopToken++;
     ui.analysis = null;
