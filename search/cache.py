@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .leaves import BOARD_SIZE, MAX_MOVES, NO_REFCOUNT, POS, copy_n
+from .leaves import BOARD_SIZE, MAX_MOVES, POS, copy_n
 
 NO_LOGIT = np.float32(-1e9)
 """The logit of a padding slot (``models.gnn.NEG_INF``; search never imports torch)."""
@@ -107,7 +107,7 @@ def allocate_table(capacity: int) -> CacheTable:
                       np.empty(s, np.int32), np.empty(s, np.float32), np.zeros(5, np.int64))
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def find(table: CacheTable, key: np.uint64) -> int:
     """The entry slot of ``key``, or -1."""
     index, keys = table.index, table.keys
@@ -120,7 +120,7 @@ def find(table: CacheTable, key: np.uint64) -> int:
     return -1
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _unindex(table: CacheTable, slot: int) -> None:
     """Take entry ``slot`` out of the index (backward-shift deletion: no tombstones)."""
     index, keys = table.index, table.keys
@@ -147,7 +147,7 @@ def _in_ring(x, lo, hi):
     return lo <= x < hi
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _evict_oldest(table: CacheTable) -> None:
     state = table.state
     c = table.keys.shape[0]
@@ -157,7 +157,7 @@ def _evict_oldest(table: CacheTable) -> None:
     state[STATE_SIZE] -= 1
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, actions: np.ndarray,
            logits: np.ndarray, n: int) -> None:
     """Keep ``key``'s outputs (the first ``n`` moves, action ids and logits), dropping the oldest
@@ -198,7 +198,7 @@ def insert(table: CacheTable, key: np.uint64, value: float, moves: np.ndarray, a
     index[i] = slot
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def read_into(table: CacheTable, slot: int, moves: np.ndarray, actions: np.ndarray,
               logits: np.ndarray) -> int:
     """Copy entry ``slot``'s moves, action ids and logits into the given rows; returns its count."""
@@ -210,7 +210,7 @@ def read_into(table: CacheTable, slot: int, moves: np.ndarray, actions: np.ndarr
     return n
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _clear(table: CacheTable) -> None:
     table.index[:] = -1
     table.count[:] = -1
@@ -219,7 +219,7 @@ def _clear(table: CacheTable) -> None:
     table.state[STATE_ARENA_HEAD] = 0
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
     """For each key: its entry copied into row i (``n_legal[i]`` its count), or ``n_legal[i] = -1``
     (a miss); counts hits and misses. Returns the misses."""
@@ -237,7 +237,7 @@ def _lookup_rows(table, keys, logits, values, moves, actions, n_legal, enabled):
     return misses
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _store_rows(table, keys, rows, logits, values, moves, actions, n_legal):
     for r in rows:
         insert(table, keys[r], values[r], moves[r], actions[r], logits[r], n_legal[r])

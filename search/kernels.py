@@ -35,7 +35,6 @@ from typing import NamedTuple
 from numba import njit, prange
 
 from .leaves import (
-    NO_REFCOUNT,
     PROVEN_DRAW,
     PROVEN_LOSS,
     PROVEN_WIN,
@@ -76,7 +75,7 @@ class SelectParams(NamedTuple):
 # ----- selection ----------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_child, edge_proof, c_puct,
                fpu):
     """PUCT: the edge maximising Q + c * P * sqrt(N) / (1 + n) (first on ties); a proven edge
@@ -108,7 +107,7 @@ def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_c
     return best
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _forced_root_edge(b, first, count, node_visits, edge_child, edge_proof, cand):
     """Gumbel root: the remaining candidate with the fewest visits (first on ties), a
     proven-lost one only when every remaining candidate is."""
@@ -128,7 +127,7 @@ def _forced_root_edge(b, first, count, node_visits, edge_child, edge_proof, cand
     return best
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
     """Select ``want[b]`` leaves of game b (rows ``b * L ..``); the other rows get ``LEAF_NONE``."""
     roots, n_nodes = tree.roots, tree.n_nodes
@@ -205,7 +204,7 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
                 v = node_parent[b, v]
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def select_serial(tree, root_boards, root_hists, want, leaves, params, cand):
     """Select leaves in every game, one game after another.
 
@@ -232,7 +231,7 @@ def select_parallel(tree, root_boards, root_hists, want, leaves, params, cand):
 # ----- expansion and backup -----------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _softmax_into(logits, n, out, first):
     """``out[first:first + n] = softmax(logits[:n])``."""
     m = -1e30
@@ -247,7 +246,7 @@ def _softmax_into(logits, n, out, first):
         out[first + j] /= s
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _code_of_value(value):
     """Proof code of an exact value (a finished position's, for its side to move)."""
     if value > 0.5:
@@ -257,7 +256,7 @@ def _code_of_value(value):
     return PROVEN_DRAW
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _pass_proof_up(b, v, node_parent, node_first, node_count, node_proof, edge_child, edge_proof):
     """Node v was just proven: give its parent's edge the flipped code and prove the parent
     again. Returns the parent when it became proven (pass on from there), else ``NO_NODE``."""
@@ -278,7 +277,7 @@ def _pass_proof_up(b, v, node_parent, node_first, node_count, node_proof, edge_c
     return p
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
     """Expand game b's evaluated leaves (with the exact surround check of their moves), pass
     new proofs up, and back up every performed simulation."""
@@ -346,7 +345,7 @@ def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n
             v = node_parent[b, v]
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def expand_backup_serial(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
     """Expand the evaluated leaves and back up all performed simulations, game after game.
 

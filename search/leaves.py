@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from hive_env.board import BOARD_SIZE, DRAW, HIST, IN_PROGRESS, NO_REFCOUNT, PLY, POS, STATUS, play
+from hive_env.board import BOARD_SIZE, DRAW, HIST, IN_PROGRESS, PLY, POS, STATUS, play
 from hive_env.encode import (
     CHUNK,
     MAX_LEGAL,
@@ -52,7 +52,7 @@ from hive_env.tactics import (
 
 from .tree import LEAF_TERMINAL
 
-__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "NO_REFCOUNT", "POS", "PROVEN_DRAW", "PROVEN_LOSS",
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "POS", "PROVEN_DRAW", "PROVEN_LOSS",
            "PROVEN_WIN", "UNPROVEN", "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value",
            "allocate_leaves", "copy_n", "flip_proof", "is_finished", "launching", "observe_roots", "play",
            "position_key", "position_keys", "previous_key", "proof_value", "prove", "scan_root",
@@ -86,10 +86,9 @@ def allocate_leaves(rows: int) -> LeafBatch:
                      np.full(rows, -1, np.int32))
 
 
-@njit(cache=True, nogil=True, inline="always", **NO_REFCOUNT)
+@njit(cache=True, nogil=True, inline="always")
 def copy_n(dst: np.ndarray, src: np.ndarray, n: int) -> None:
-    """``dst[:n] = src[:n]`` as a plain loop: a slice assignment may make a temporary array, which
-    the kernels compiled without reference counting (``NO_REFCOUNT``) cannot."""
+    """``dst[:n] = src[:n]`` as a plain loop: no temporary array, whatever numba makes of a slice."""
     for j in range(n):
         dst[j] = src[j]
 

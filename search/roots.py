@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .leaves import NO_REFCOUNT, PROVEN_LOSS, PROVEN_WIN, UNPROVEN, prove, scan_root
+from .leaves import PROVEN_LOSS, PROVEN_WIN, UNPROVEN, prove, scan_root
 from .tree import NO_NODE, UNEXPANDED, Tree, compact_tree_, reset_tree
 
 KEPT, DROPPED, DROPPED_FOR_SIZE = 0, 1, 2
 """What :func:`advance_trees` did with a game's tree."""
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def check_roots(tree: Tree, boards, hists, n_legal, fresh, lost, wins_now, buf, codes, scratch):
     """The exact one-move checks of every root with moves (``scan_root``: wins, moves that lose
     at once or let the opponent win at once), merged into its edges' proofs; the root proven
@@ -46,7 +46,7 @@ def check_roots(tree: Tree, boards, hists, n_legal, fresh, lost, wins_now, buf, 
             tree.node_wsum[b, root] = np.float32(tree.node_proof[b, root]) - 2.0  # its first visit: exact
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def root_stats(tree: Tree, n_legal, moves, actions, visits, q, move_proof, prior_raw, value, proof):
     """Every root's moves, action ids, children's visits and values q (the root mover's view, 0
     unvisited), move proofs and raw priors into the [B, M] arrays (the first ``n_legal[b]``

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from .cache import STATE_HITS, STATE_MISSES, CacheTable, board_key, find, insert, read_into
-from .leaves import BOARD_SIZE, MAX_MOVES, NO_REFCOUNT, copy_n
+from .leaves import BOARD_SIZE, MAX_MOVES, copy_n
 from .tree import LEAF_COLLISION, LEAF_EVAL, LEAF_TERMINAL
 
 
@@ -47,7 +47,7 @@ def allocate_outputs(rows: int, max_legal: int) -> LeafOutputs:
                        np.zeros((rows, BOARD_SIZE), np.int16), np.zeros(rows, np.int32))
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, leaf_row, out: LeafOutputs,
                   sims_done, counts):
     """Serve the step's ``LEAF_EVAL`` leaves from the cache, gather the others for the network.
@@ -90,7 +90,7 @@ def gather_leaves(table: CacheTable, cached: bool, leaf_boards, leaf_status, lea
     return misses
 
 
-@njit(cache=True, nogil=True, **NO_REFCOUNT)
+@njit(cache=True, nogil=True)
 def scatter_misses(table: CacheTable, cached: bool, k: int, out: LeafOutputs, logits, values, moves, actions,
                    n_legal):
     """Copy the network's outputs (``logits [K, >= n]``, ``values [K]``) and the encoder's moves,
