@@ -270,9 +270,7 @@ def test_messages_are_one_line():
     assert "\n" not in str(e.value) and str(e.value).startswith("eval.opponents[1]: ")
 
 
-EVAL_KEYS = ("every, final_games, final_ladder, final_ladder_depths, final_opponents, final_sims, games, "
-             "gate_score, gating, ladder, ladder_depths, openings_plies, opponents, sims, sprt_elo0, "
-             "sprt_elo1, sprt_max_games, workers")
+EVAL_KEYS = ", ".join(sorted(f.name for f in fields(EvalConfig)))
 TOP_KEYS = ("backend, compile, device, env, eval, experiment, inference, model, name, ray, run_dir, search, "
             "seed, selfplay, train")
 
