@@ -282,7 +282,7 @@ def curve_table(curve: Curve) -> str:
         for run in dict.fromkeys(p.run for p in curve.points):
             first = first_passing([p for p in curve.points if p.run == run], e)
             when = f"{first.minutes:.1f} min (step {first.step})" if first else "not within the run"
-            lines.append(f"- {run} first above nokamute: {when}")
+            lines.append(f"- {run} first above nokamute (point estimates): {when}")
     lines.append(f"\nThe curve's own games took {curve.play_seconds / 60:.1f} min "
                  "(not in the minutes above).")
     return "\n".join(lines) + "\n"
