@@ -52,12 +52,12 @@ from hive_env import GAME_TYPES
 from hive_env.files import write_atomic
 from hive_env.outcome import DEFAULT_PLY_CAP
 from hive_env.records.arena_record import ArenaRecord
+from players.engines import CHECKOUT_PATH
 from players.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from training.model_card import levels_table
 
-ROOT = Path(__file__).resolve().parents[1]
-NOKAMUTE = ROOT.parent / "shared" / "tools" / "nokamute"
-"""Where the project keeps a built nokamute (docs/strength.md); used when present."""
+NOKAMUTE = CHECKOUT_PATH
+"""Where the project keeps a built nokamute (``players.engines``); used when present."""
 NOKAMUTE_TIME = 1.0
 """nokamute's seconds a move: the top level's time."""
 

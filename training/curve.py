@@ -28,7 +28,7 @@ import numpy as np
 
 from arena.calibration import shipped_calibrations
 from arena.ladder import ANCHOR, ladder_config, run_ladder
-from arena.ratings import PRIOR_DRAWS, fit_elo
+from arena.ratings import PRIOR_DRAWS, fit_elo, game_scores, tally
 from hive_env.files import write_atomic
 from hive_zero.run_layout import CHECKPOINTS, RunLayout
 from players.engines import missing_line, nokamute_spec
@@ -216,15 +216,7 @@ def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: Cu
     rungs = [p for p in reports[0].config.players[1:] if not p.startswith("uhp:")] if reports else []
     names = [*rungs, *([NOKAMUTE] if with_nokamute else []), *(f"{c.run}@{c.step}" for c in chosen)]
     index = {name: i for i, name in enumerate(names)}
-    n = len(names)
-    points, games = np.zeros((n, n)), np.zeros((n, n))
-
-    def add(i: int, j: int, wins: float, draws: float, losses: float) -> None:
-        points[i, j] += wins + 0.5 * draws
-        points[j, i] += losses + 0.5 * draws
-        games[i, j] += wins + draws + losses
-        games[j, i] += wins + draws + losses
-
+    results: list[tuple[int, int, float]] = []  # (i, j, i's score) of every game, for arena.ratings.tally
     wdl_vs_nokamute: dict[int, tuple[int, int, int]] = {}
     for k, report in enumerate(reports):
         me = index[f"{chosen[k].run}@{chosen[k].step}"]
@@ -233,7 +225,7 @@ def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: Cu
             if i != 0:
                 continue
             other = NOKAMUTE if players[j].startswith("uhp:") else players[j]
-            add(me, index[other], st.wins, st.draws, st.losses)
+            results += [(me, index[other], s) for s in game_scores(st.wins, st.draws, st.losses)]
             if other == NOKAMUTE:
                 wdl_vs_nokamute[k] = (st.wins, st.draws, st.losses)
     calibration = next((c for c in shipped_calibrations()
@@ -242,7 +234,8 @@ def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: Cu
         for a in range(len(rungs)):
             for b in range(a + 1, len(rungs)):
                 if (wdl := calibration.pairing(rungs[a], rungs[b])) is not None:
-                    add(a, b, *wdl)
+                    results += [(a, b, s) for s in game_scores(*wdl)]
+    points, games = tally(len(names), results)
     fit = fit_elo(points, games, index[ANCHOR], PRIOR_DRAWS) if rungs else None
 
     def rating(i: int) -> tuple[float | None, float | None, float | None]:
