@@ -1,19 +1,12 @@
 """The ladder's calibration: the rungs' round robin among themselves, shipped as data.
 
 A ladder (``arena.ladder``) is a star: each rung plays only the player, so its games cannot place
-the rungs relative to each other, and the player's Elo could rest on its games against the anchor
-alone. A calibration adds what the star lacks: the rungs' games against each other
-(``hive-arena calibrate``: a round robin of ``random``, ``greedy`` and ``alphabeta:depth=1..4``
-with the ladder's openings and ply cap, no time budget). Its file, ``arena/data/ladder_rungs.json``
-for game type Base (``ladder_rungs_<game type>.json`` for others), holds the pairwise W/D/L of the
-rungs and how they were played (command, seed, game type, openings, ply cap, games); the ladder
-pools them with its own games in one rating fit.
+the rungs relative to each other. A calibration adds what the star lacks: the rungs' games against
+each other (``hive-arena calibrate``), with how they were played, in ``arena/data/`` (one file a
+game type, :func:`calibration_path`); the ladder pools them with its own games in one rating fit,
+when the rungs played under the same conditions (:meth:`Calibration.mismatch`).
 
-A calibration applies to a ladder only when the rungs played under the same conditions
-(:meth:`Calibration.mismatch`): the same game type, openings and ply cap, and no budget for every
-move (a time budget, as in equal-time ladders, or a depth or simulations override changes what
-the rungs are). Rungs it does not hold (an external engine given with ``--extra``) stay in the
-ladder's fit as they were: they play only the player, so they place only themselves.
+See docs/arena.md (``ladder``: one rating from all the games).
 """
 
 from __future__ import annotations
@@ -77,7 +70,11 @@ class Calibration:
         return None
 
     def mismatch(self, config: ArenaConfig) -> str | None:
-        """Why this calibration does not hold for the rungs of ``config`` (one line), or None."""
+        """Why this calibration does not hold for the rungs of ``config`` (one line), or None: it
+        holds for the same game type, openings and ply cap, and no budget for every move (a time
+        budget, as in equal-time ladders, or a depth or simulations override changes what the
+        rungs are). Rungs it does not hold (an external engine given with ``--extra``) stay in the
+        ladder's fit as they were: they play only the player, so they place only themselves."""
         if config.game_type != self.game_type:
             return f"no calibration of the rungs for game type {config.game_type}"
         if config.time_s is not None or config.clock is not None:

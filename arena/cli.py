@@ -1,22 +1,12 @@
 """``hive-arena``: matches between players, Elo ratings with intervals, SPRT gating, rating plots.
 
-    hive-arena gauntlet PLAYER OPPONENT...     the first player against each opponent
-    hive-arena roundrobin PLAYER...            every pair of players
-    hive-arena sprt A B --elo0 0 --elo1 20     A against B until the SPRT decides
-    hive-arena ladder PLAYER                   PLAYER against the fixed ladder (arena.ladder)
-    hive-arena calibrate                       the ladder rungs' round robin (arena.calibration)
-    hive-arena plot RESULTS_DIR... --out ratings.png
-    hive-arena compare LADDER_DIR... --labels L... --out ladders.png [--json stats.json]
-    hive-arena compare SWEEP_DIR --out ladders.png [--json stats.json]
+Its modes are ``gauntlet``, ``roundrobin``, ``sprt``, ``ladder`` (arena.ladder), ``calibrate``
+(arena.calibration), ``plot`` (arena.plot) and ``compare`` (arena.ladder_plot). Players are spec
+strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
+``alphazero:ckpt=PATH,sims=N``). Rerunning a command resumes it from its results directory. The
+script ``scripts/arena.py`` (``python -m scripts.arena``) runs :func:`main`.
 
-``compare`` takes ladders (a label given more than once names the seeds of one arm) or a sweep
-directory (its ``sweep.json``: each job's ladder in ``RUN_DIR/ladder``); it prints each arm's
-mean Elo over seeds and its difference to the first arm with a 95% Welch interval and a verdict
-(``arena.ladder_plot``).
-
-Players are spec strings (``random``, ``greedy``, ``alphabeta:depth=2``, ``uhp:cmd=...``,
-``alphazero:ckpt=PATH,sims=N``). Rerunning a command resumes it from its results directory.
-The script ``scripts/arena.py`` (``python -m scripts.arena``) runs :func:`main`.
+See docs/arena.md.
 """
 
 from __future__ import annotations
@@ -253,7 +243,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
-    """``hive-arena compare``: the table on stdout, the PNG, and ``--json`` (module docstring).
+    """``hive-arena compare``: the table on stdout, the PNG, and ``--json`` (``arena.ladder_plot``).
+    It takes ladders (a label given more than once names the seeds of one arm) or a sweep
+    directory (its ``sweep.json``: each job's ladder in ``RUN_DIR/ladder``), and prints each arm's
+    mean Elo over seeds and its difference to the first arm with a 95% Welch interval and a
+    verdict.
 
     Raises:
         ValueError: see :func:`arena.ladder_plot.compare_data`, or a bad sweep directory.

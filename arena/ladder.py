@@ -1,57 +1,12 @@
 """The ladder: one fixed, reproducible strength measurement of a player.
 
-A ladder is a gauntlet (:func:`arena.arena.run_arena`, mode ``gauntlet``) of one player against
-fixed rungs, with fixed settings::
+A ladder is a gauntlet of one player against fixed rungs (random, greedy, alphabeta depths 1-4,
+any extra engines) with fixed settings (seed 0, openings random:4, ply cap 300, 100 games per
+pairing), and one number as its result: the player's Elo relative to :data:`ANCHOR` with its 95%
+interval, pooled with the rungs' shipped calibration where one holds (:func:`pooled_fit`), else
+from the games against the anchor alone; printed as one line and stored in ``ladder.json``.
 
-    random, greedy, alphabeta:depth=1, alphabeta:depth=2, alphabeta:depth=3, alphabeta:depth=4
-    (+ any extra opponents, e.g. uhp:cmd=... engines)
-
-    seed 0, colours alternated in pairs, openings random:4, ply cap 300, 100 games per pairing
-
-and one number as its result: the player's Elo relative to :data:`ANCHOR` (``alphabeta:depth=2``,
-or ``random`` when the rungs leave it out: :func:`anchor_note` says so, and ``hive-arena ladder``
-prints it as a warning) with its 95% interval, printed as one line and stored in ``ladder.json``
-beside the arena's usual results. The results directory is named by a hash of the settings
-(``arena.config.default_out_dir``), so the same command resumes.
-
-**Equal time.** ``equal_time`` puts one time budget on every move of every player (the arena's
-``time_s``, which overrides what the specs say): ``alphabeta`` then deepens iteratively until the
-time is up, ``alphazero`` searches until the time is up (its simulations follow from its speed),
-``uhp`` engines get that time (``bestmove seconds`` where the engine takes it, else
-``bestmove time`` in whole seconds, rounded up: ``players.uhp_client``), ``random`` and
-``greedy`` ignore it. The depth rungs then all become the same player (alphabeta at that time),
-so by default an equal-time ladder has one alphabeta rung, the anchor (:data:`EQUAL_TIME_DEPTHS`).
-What each player really spent is measured, not assumed: the result line gives the mean seconds
-(and simulations or nodes) per move of the player and the anchor, and ``ladder.json`` every
-player's (``per_move``; ``arena.report``).
-
-**What the interval rests on.** In a gauntlet every opponent plays only the player, so the
-games form a star: in the rating model (``arena.ratings``) they place each rung relative to the
-player but not the rungs relative to each other, and alone they fix the player's Elo relative to
-the anchor by the games against the anchor only. So the ladder's Elo comes from one fit
-(``arena.ratings.fit_elo``, the ladder's prior) over the ladder's games *pooled* with the
-calibration's (``arena.calibration``: the rungs' round robin among themselves, shipped as
-``arena/data/ladder_rungs.json``), anchored on the anchor, with that fit's likelihood-ratio
-interval: the games against every rung then count, through the rungs' measured distances to the
-anchor, and a player far from the anchor is placed by the rungs near it. The player stays a
-player of its own in the fit even when its spec is a rung's (its games are the ladder's).
-Rungs the calibration does not hold (``--extra`` engines) stay in the fit and place only
-themselves. The rungs' ratings are free in the fit, so the interval (the profile likelihood)
-includes how well the calibration places them. The fit assumes the model holds across rungs (a
-score follows from the Elo difference alone, whoever the two players are); where it does not,
-the pooled Elo is a compromise of the rungs' views, and the anchor-only numbers beside it show
-how far it moved.
-
-When no calibration holds (:meth:`arena.calibration.Calibration.mismatch`: another game type,
-other openings or ply cap, a time budget as in equal-time ladders, a depth or simulations
-budget for every player), when the player is the anchor, or when the calibration holds fewer
-than two of the ladder's rungs (the anchor among them), the Elo rests on the games against the
-anchor alone, exactly the numbers of the player's pairing row against it (with no game against
-the anchor the player is unrated). ``ladder.json`` says which (``rating``: ``"pooled"`` with
-``calibration`` naming the file, or ``"anchor"`` with ``rating_note`` saying why when a
-calibration was sought) and always keeps the anchor-only numbers (``anchor_elo``,
-``anchor_lo``, ``anchor_hi``); the pooled fit's Elo of every player is ``pooled_elos``. The
-other rungs' scores with their intervals (``scores``) show where the player stands against each.
+See docs/arena.md (``ladder``).
 """
 
 from __future__ import annotations
@@ -122,8 +77,8 @@ def ladder_config(player: str | Player, depths: Sequence[int] | None = None, ext
             ``equal_time``).
         extra: more opponents (player specs).
         games_per_pairing: even.
-        equal_time: seconds per move for every player (module docstring), or None: each
-            player's own budget from its spec.
+        equal_time: seconds per move for every player (the arena's ``time_s``, which overrides
+            the specs; docs/arena.md, ``--equal-time``), or None: each player's own budget.
         seed: seeds the openings and the players.
         ply_cap: a game reaching this ply is a draw.
         game_type: e.g. ``"Base"``.
@@ -146,8 +101,9 @@ class LadderResult:
     ``elo``, ``lo``, ``hi``: from the fit pooled with a calibration (``rating == "pooled"``,
     ``calibration`` the file's name, ``calibration_games`` its games between the ladder's rungs,
     ``pooled_elos`` every player's Elo in that fit) or from the games against the anchor alone
-    (``rating == "anchor"``; ``rating_note`` says why when a calibration was sought); module
-    docstring. ``anchor_only`` holds the anchor-only numbers when pooled (None: they are ``elo``).
+    (``rating == "anchor"``; ``rating_note`` says why when a calibration was sought): see
+    :func:`ladder_result`. ``anchor_only`` holds the anchor-only numbers when pooled (None: they
+    are ``elo``).
     ``scores`` maps each opponent spec to ``games``, ``wins``, ``draws``, ``losses``, ``score``
     and the pairing's 95% intervals (``score_lo``, ``score_hi``, ``elo``, ``elo_lo``, ``elo_hi``:
     ``arena.ratings.pairing_stats``, None where not finite). ``anchor_games`` are the games
@@ -256,8 +212,18 @@ class PooledFit:
 
 def pooled_fit(report: ArenaReport, calibration: Calibration) -> PooledFit:
     """One fit (:func:`arena.ratings.fit_elo`, the report's prior) over the gauntlet's games of
-    player 0 and ``calibration``'s games between its opponents, anchored on
-    :func:`ladder_anchor` (module docstring); player 0 stays a player of its own."""
+    player 0 and ``calibration``'s games between its opponents, anchored on :func:`ladder_anchor`.
+
+    A gauntlet's games form a star: alone they place each rung relative to the player but not the
+    rungs relative to each other, so the player's Elo would rest on the games against the anchor
+    only. Pooled with the rungs' round robin, the games against every rung count, through the
+    rungs' measured distances to the anchor, and a player far from the anchor is placed by the
+    rungs near it. Player 0 stays a player of its own even when its spec is a rung's (its games are
+    the ladder's); rungs the calibration does not hold (``--extra`` engines) place only themselves.
+    The rungs' ratings are free in the fit, so the interval (the profile likelihood) includes how
+    well the calibration places them. The fit assumes the model holds across rungs (a score
+    follows from the Elo difference alone); where it does not, the pooled Elo is a compromise of
+    the rungs' views, and the anchor-only numbers beside it show how far it moved."""
     players = report.config.players
     n = len(players)
     results = [(i, j, s) for i, j, st in report.pairings for s in game_scores(st.wins, st.draws, st.losses)]
@@ -297,8 +263,10 @@ def ladder_result(report: ArenaReport, calibrations: Sequence[Calibration] | Non
 
     The Elo and interval are pooled with the first of ``calibrations`` that holds (None: the
     shipped ones, ``arena.calibration.shipped_calibrations``; ``()``: none), else those of the
-    player's pairing against :func:`ladder_anchor`; 0 [0, 0] when the player is the anchor
-    (module docstring)."""
+    player's pairing against :func:`ladder_anchor`; 0 [0, 0] when the player is the anchor.
+    No calibration holds for another game type, other openings or ply cap, a per-move budget for
+    every player (time, depth or simulations: equal-time ladders), or one that holds fewer than
+    two of the ladder's rungs (the anchor among them): ``rating_note`` says which."""
     players = report.config.players
     anchor = ladder_anchor(players)
     stats = {players[j]: st for i, j, st in report.pairings if i == 0}

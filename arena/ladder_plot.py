@@ -1,29 +1,12 @@
 """Ladders side by side, and arms compared over seeds: ``hive-arena compare``.
 
-An ablation ends in ladders (``hive-arena ladder``, each writing ``ladder.json``), one per arm
-and seed. ``compare`` groups them into *arms*: ladder directories with ``labels``, where ladders
-with the same label are seeds of one arm (arms in the order of first appearance; default: each
-ladder its own arm, labelled by the player's short name), or a sweep directory
-(:func:`sweep_ladders`: its ``sweep.json`` lists the jobs, each with its arm, seed and run
-directory; a job's ladder is ``<run_dir>/ladder/ladder.json``, and jobs without one yet are left
-out with a warning). Ladders with other anchors are refused (their Elo would not be on one
-scale), as are directories without a ``ladder.json``.
+An ablation ends in ladders (``hive-arena ladder``, each writing ``ladder.json``), one per arm and
+seed. ``compare`` groups them into *arms* (:func:`compare_data`: labelled ladder directories, or a
+sweep directory, :func:`sweep_ladders`), gives each arm its mean Elo over seeds and each arm after
+the first its difference to the first with a 95% Welch t interval and a verdict
+(:func:`arm_stats`), and draws them (:func:`plot_ladders`).
 
-**Across seeds** (:func:`arm_stats`, the statistics in ``arena.seeds``). Each arm's Elo is the
-mean of its seeds' ladder Elos (``elo``: pooled with the rungs' calibration where it applies,
-``arena.ladder``) with their sample standard deviation; each arm after the first (the
-reference) gets the difference of means to the reference with a 95% Welch t interval over
-seeds (the seeds' spread, not the ladders' own intervals: it is the seed-to-seed variation that
-decides whether an arm is better) and a verdict: ``better`` when the interval lies above 0,
-``worse`` below, else no difference larger than the interval shows. One seed in either arm
-gives no interval over seeds, and says so.
-An unrated ladder (no Elo) is left out of its arm's statistics, with a note.
-
-**The plot** (:func:`plot_ladders`): arms are rows; on the left each arm's score against every
-opponent over all its ladders' games (a point with its 95% interval, one colour per opponent), on
-the right its Elo relative to the common anchor: with one ladder its Elo with the ladder's
-interval, with several each seed as a small circle and the mean as a square with the 95% t
-interval of the mean, the difference to the reference written under it.
+See docs/arena.md (``compare``) and docs/research.md.
 """
 
 from __future__ import annotations
@@ -94,7 +77,7 @@ class Arm:
 
 @dataclass(frozen=True)
 class ArmStats:
-    """An arm's Elo over seeds and, after the first arm, its difference to the first (module docstring)."""
+    """An arm's Elo over seeds and, after the first arm, its difference to the first (:func:`arm_stats`)."""
 
     label: str
     seeds: int
@@ -184,8 +167,10 @@ class SweepLadders:
 
 
 def sweep_ladders(sweep_dir: str | Path) -> SweepLadders:
-    """The ladders of a sweep's jobs (module docstring); run directories that are relative are
-    relative to ``sweep_dir``.
+    """The ladders of a sweep's jobs: its ``sweep.json`` lists the jobs, each with its arm, seed
+    and run directory; a job's ladder is ``<run_dir>/ladder/ladder.json``, and jobs without one
+    yet are left out with a warning. Run directories that are relative are relative to
+    ``sweep_dir``.
 
     Raises:
         ValueError: no readable ``sweep.json`` with jobs, or no job with a ladder.
@@ -216,7 +201,10 @@ def sweep_ladders(sweep_dir: str | Path) -> SweepLadders:
 
 
 def compare_data(dirs: Sequence[str | Path], labels: Sequence[str] | None = None) -> CompareData:
-    """The arms of ``dirs`` (module docstring) with their statistics over seeds.
+    """The arms of ``dirs`` with their statistics over seeds. Ladders with the same label are
+    seeds of one arm (arms in the order of first appearance; default: each ladder its own arm,
+    labelled by the player's short name). Ladders with other anchors are refused (their Elo would
+    not be on one scale), as are directories without a ``ladder.json``.
 
     Raises:
         ValueError: no directories, a count of labels that is not the count of directories, a
@@ -268,7 +256,17 @@ def _arm_notes(arm: Arm, anchor: str) -> list[str]:
 
 
 def arm_stats(arms: Sequence[Arm], level: float = LEVEL) -> list[ArmStats]:
-    """Each arm's Elo over its seeds and its difference to the first arm (module docstring)."""
+    """Each arm's Elo over its seeds and its difference to the first arm (the statistics in
+    ``arena.seeds``).
+
+    Each arm's Elo is the mean of its seeds' ladder Elos (``elo``: pooled with the rungs'
+    calibration where it applies, ``arena.ladder``) with their sample standard deviation; each
+    arm after the first (the reference) gets the difference of means to the reference with a 95%
+    Welch t interval over seeds (the seeds' spread, not the ladders' own intervals: it is the
+    seed-to-seed variation that decides whether an arm is better) and a verdict: ``better`` when
+    the interval lies above 0, ``worse`` below, else no difference larger than the interval
+    shows. One seed in either arm gives no interval over seeds, and says so. An unrated ladder
+    (no Elo) is left out of its arm's statistics, with a note."""
     out = []
     reference = arms[0].elos if arms else []
     for k, arm in enumerate(arms):
@@ -393,7 +391,12 @@ def _draw_elo(ax: Any, row: int, arm: Arm, st: ArmStats, seeded: bool) -> None:
 def plot_ladders(dirs: Sequence[str | Path], out: str | Path = "ladders.png",
                  labels: Sequence[str] | None = None, title: str | None = None,
                  data: CompareData | None = None) -> Path:
-    """Draw the arms of ``dirs`` side by side (module docstring) as a PNG at ``out``.
+    """Draw the arms of ``dirs`` side by side as a PNG at ``out``: arms are rows; on the left
+    each arm's score against every opponent over all its ladders' games (a point with its 95%
+    interval, one colour per opponent), on the right its Elo relative to the common anchor: with
+    one ladder its Elo with the ladder's interval, with several each seed as a small circle and
+    the mean as a square with the 95% t interval of the mean, the difference to the reference
+    written under it.
 
     Raises:
         ValueError: see :func:`compare_data`.

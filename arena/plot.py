@@ -1,33 +1,12 @@
 """Ratings over checkpoints, from arena results directories, as a PNG.
 
-Each results directory's ``summary.json`` (``arena.report``) lists its players' Elo with 95%
-intervals and the games behind each. A player whose spec has a ``ckpt=`` value ending in a
-number (``ckpt_00001234.pt``, ``model-500``) is a checkpoint at that training step; players
-with the same spec apart from the step (same run folder, same ``sims``...; ``name=`` and
-``device=`` aside) form one series, drawn as points with error bars over the step. Every other
-player is a baseline, drawn as a horizontal line with a shaded interval. Every line is named in
-a legend beside the axes (never on them).
+Each directory's ``summary.json`` gives its players' Elo with 95% intervals. Players whose
+``ckpt=`` ends in a step (frozen evaluation copies included) form one series per run and options,
+drawn over the step with error bars; every other player is a baseline (a horizontal line with a
+shaded interval). Directories with another anchor are shifted onto the first one's scale
+through a player they share (:func:`read_ratings`); unrated players are named under the plot.
 
-**Games and unrated players.** Each checkpoint point is labelled with the number of games behind
-its rating (small numbers beside the point); each baseline's legend entry ends with its games
-(``greedy +419 (40 games)``). Unrated players (``rated`` false, no Elo: no games bound their Elo
-relative to the anchor, ``arena.ratings``) are not drawn; a note under the plot names them.
-
-**Copies of checkpoints.** The evaluation during training plays frozen copies:
-``eval/frozen/ckpt_<step>_<hash>.pt`` is the checkpoint of ``<step>`` (it joins the run's
-``checkpoints/ckpt_*.pt`` series) and ``eval/frozen/best_<hash>.pt`` a copy of ``best.pt``, placed
-at the step whose checkpoint has that hash in the run's ``eval/ledger.json``. ``best.pt``,
-``final.pt`` and copies whose step is unknown are left out, with a note under the plot: they are
-neither a series of their own nor a horizontal line.
-
-**One rating scale.** Elo is relative to each directory's anchor. Directories share the scale of
-the first directory's anchor: a directory with another anchor is shifted so that a player it
-shares with the directories already on the scale (the one with the narrowest intervals) gets the
-same rating, and that player's uncertainty is added in quadrature to the shifted intervals (an
-approximation: the two fits are independent, their covariances are ignored). Directories that
-share no player with the rest cannot be placed: :func:`rating_plot_data` refuses them
-(``ValueError`` naming the anchors). A player rated in several directories is shown once, with
-its narrowest interval (its most precise estimate).
+See docs/arena.md (ratings over checkpoints).
 """
 
 from __future__ import annotations
@@ -206,7 +185,14 @@ def _shift(r: Rating, offset: float, link: float) -> Rating:
 
 def read_ratings(dirs: list[str | Path]) -> tuple[list[Rating], list[str], list[str]]:
     """The ratings of every player in ``dirs`` on one scale (narrowest interval per player),
-    the anchors found, and notes on the re-anchoring (module docstring).
+    the anchors found, and notes on the re-anchoring.
+
+    Elo is relative to each directory's anchor; directories share the scale of the first
+    directory's anchor. A directory with another anchor is shifted so that a player it shares
+    with the directories already on the scale (the one with the narrowest intervals) gets the
+    same rating, and that player's uncertainty is added in quadrature to the shifted intervals
+    (an approximation: the two fits are independent, their covariances are ignored). A player
+    rated in several directories is kept once, with its narrowest interval.
 
     Raises:
         ValueError: a directory without a readable ``summary.json``, or directories with another
@@ -269,7 +255,14 @@ def _series_label(series: str) -> str:
 
 
 def rating_plot_data(dirs: list[str | Path]) -> PlotData:
-    """What :func:`plot_ratings` draws from ``dirs`` (module docstring).
+    """What :func:`plot_ratings` draws from ``dirs`` (docs/arena.md, ratings over checkpoints).
+
+    A player whose ``ckpt=`` ends in a number (``ckpt_00001234.pt``, ``model-500``) is a
+    checkpoint at that step; players with the same spec apart from the step (``name=`` and
+    ``device=`` aside) form one series. ``eval/frozen/ckpt_<step>_<hash>.pt`` joins the run's
+    ``checkpoints/ckpt_*.pt`` series; ``eval/frozen/best_<hash>.pt`` is placed at the step whose
+    checkpoint has that hash in the run's ``eval/ledger.json``. ``best.pt``, ``final.pt`` and
+    copies whose step is unknown are left out with a note: neither a series nor a baseline.
 
     Raises:
         ValueError: see :func:`read_ratings`.
@@ -306,7 +299,7 @@ def baseline_label(r: Rating) -> str:
 
 
 def plot_ratings(dirs: list[str | Path], out: str | Path = "ratings.png", title: str | None = None) -> Path:
-    """Draw the ratings of ``dirs`` (module docstring) and save them as a PNG at ``out``.
+    """Draw the ratings of ``dirs`` (:func:`rating_plot_data`) and save them as a PNG at ``out``.
 
     Raises:
         ValueError: see :func:`read_ratings`.

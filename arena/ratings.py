@@ -1,64 +1,11 @@
 """Match statistics: one rating model for every score, Elo and interval the arena reports.
 
-Everything here is plain numpy, no I/O, so the arena, notebooks and tests share one set of
-formulas.
+A Bradley-Terry (logistic) model with ``prior_draws`` virtual drawn games per played pairing,
+its 95% likelihood-ratio (profile likelihood) intervals, and which players it rates: for one
+pairing (:func:`pairing_stats`) and for many players (:func:`fit_elo`). Plain numpy, no I/O, so
+the arena, notebooks and tests share one set of formulas.
 
-**The model.** A Bradley-Terry (logistic) model: player ``i`` has rating ``r_i`` (natural units;
-Elo = ``r * 400 / ln 10``) and scores against ``j`` with expectation ``p_ij = sigmoid(r_i - r_j)``.
-A game scores 1 (win), 1/2 (draw) or 0 (loss); a draw counts as half a win and half a loss, so
-with ``S_ij`` the points ``i`` scored against ``j`` the log-likelihood is
-``sum_{i != j} S_ij log p_ij``. The prior is ``c`` virtual drawn games (``prior_draws``, default
-1) added to every pairing that has played: a proper prior on each pairing's Elo difference
-(its density on the score is ``Beta(c/2, c/2)``; ``c = 1`` is Jeffreys' prior), which keeps
-perfect scores finite. Estimates are the maximum of the likelihood with the virtual draws (the
-posterior mode).
-
-**The intervals** (95%, ``z = 1.96``) are likelihood-ratio intervals of that same function: the
-values of a rating whose log-likelihood, maximized over the other players, is within
-``z**2 / 2 = 1.92`` of the maximum (the profile likelihood). They are invariant under a change
-of scale, so a pairing's score interval and its Elo interval are one interval mapped by the
-logistic function; they are asymmetric where the evidence is (a sweep is bounded from below by
-the games, from above by the prior), never of zero width, and with ``c > 0`` never infinite.
-
-**One pairing** (:func:`pairing_stats`): ``n = W + D + L`` games, ``S = W + D/2`` points. The
-score is the observed ``S / n``. With ``a = S + c/2`` and ``b = n - S + c/2`` the log-likelihood
-of the pairing's Elo difference is ``a log sigmoid(r) + b log sigmoid(-r)``: the estimate is
-``sigmoid(r) = a / (a + b)``, i.e. Elo = ``elo_from_score((S + c/2) / (n + c))``, and the interval
-is where that function is within 1.92 of its maximum. Two players alone, or the player and the
-anchor of a gauntlet (a star: every other pairing only places its own opponent), get exactly
-these numbers from :func:`fit_elo` too, so pairing rows, the ratings table and the ladder line
-agree. Examples with ``c = 1``: 10 draws of 10 give 50% [22.9%, 77.1%], Elo +0 [-211, +211]
-(never a zero-width interval); 12 wins of 12 give Elo +559 [+207, +1402], score [76.7%,
-99.97%] (the interval is for the true expected score, which the prior keeps below 100%: the
-observed 100% lies just above it); 1 win of 1 gives [13.8%, 99.8%]; no game gives NaN. With
-``c = 0`` a perfect score has the bound 100% (Elo ``+inf``) and the estimate ``+inf``.
-
-Draws are the price of one model for pairings and ratings: a draw is treated as half a win and
-half a loss, so its variance is taken as a coin flip's (``p (1 - p)``) while it is really
-smaller (``p (1 - p) - d/4`` at draw rate ``d``); with many draws the intervals are conservative
-(wider than a trinomial win/draw/loss model would give).
-
-**Elo.** ``elo_from_score(s) = 400 log10(s / (1 - s))`` and its inverse
-``score_from_elo(e) = 1 / (1 + 10**(-e / 400))``: the logistic Elo scale.
-
-**Ratings of many players** (:func:`fit_elo`): the model above over all games, maximized with
-Newton's method (step halving); the anchor is fixed at 0 (ratings are defined up to a constant).
-Each rating's interval is the likelihood-ratio interval above, relative to the anchor (whose own
-is [0, 0]). ``se`` is the curvature's standard error at the estimate (the inverse observed Fisher
-information, anchor removed), for reference: for two players with ``c = 0``,
-``se(Elo) = 400 / (ln 10 * sqrt(n s (1 - s)))`` (60/20/20: +147.2, se 37.9). 60/20/20 with one
-virtual draw becomes 70.5 of 101 points, +145.6.
-
-**Rated players.** A player is *rated* when its games bound its Elo relative to the anchor on at
-least one side: a chain of players, each of whom scored at least a draw against the next, leads
-from it to the anchor (a lower bound) or from the anchor to it (an upper bound). Otherwise
-nothing but the prior places it: a player with no chain of games to the anchor, or a rung that
-lost every game to a player who won every game against the anchor (its Elo would be the prior's
-guess, e.g. +0 with an interval as wide as the prior allows). Unrated players get NaN and
-``rated`` False.
-
-``prior_draws=0`` gives the pure maximum likelihood and raises ``ValueError`` when it does not
-exist (some players won or lost every game against the rest).
+See docs/arena.md (the rating model).
 """
 
 from __future__ import annotations
@@ -107,7 +54,7 @@ class PairingStats:
 
     ``score`` is the observed score, ``elo`` the model's estimate of the Elo difference (with the
     prior), ``score_lo``/``score_hi`` and ``elo_lo``/``elo_hi`` one likelihood-ratio interval on
-    the two scales (module docstring). All NaN when no game was played.
+    the two scales (docs/arena.md). All NaN when no game was played.
     """
 
     wins: int
@@ -173,7 +120,15 @@ def _drop_interval(f: Callable[[float], float], mode: float, drop: float,
 
 
 def _pairing_nats(points: float, n: int, z: float, prior_draws: float) -> tuple[float, float, float]:
-    """Estimate and interval of a pairing's Elo difference in nats (module docstring)."""
+    """Estimate and interval of a pairing's Elo difference in nats (docs/arena.md).
+
+    With ``c = prior_draws``, ``a = points + c/2`` and ``b = n - points + c/2``, the log-likelihood
+    of the difference ``r`` is ``a log sigmoid(r) + b log sigmoid(-r)``: the estimate is
+    ``sigmoid(r) = a / (a + b)`` (Elo ``elo_from_score(a / (a + b))``), the interval where
+    that function is within ``z**2 / 2`` of its maximum. A draw counts as half a win and half a
+    loss, so its variance is taken as a coin flip's (``p (1 - p)``, really ``p (1 - p) - d/4`` at
+    draw rate ``d``): with many draws the intervals are conservative.
+    """
     a, b = points + 0.5 * prior_draws, n - points + 0.5 * prior_draws
     drop = 0.5 * z * z
     if b == 0:  # a perfect score without a prior: log L = n log sigmoid(r), largest at +inf
@@ -187,7 +142,7 @@ def _pairing_nats(points: float, n: int, z: float, prior_draws: float) -> tuple[
 
 def score_interval(wins: int, draws: int, losses: int, z: float = Z95,
                    prior_draws: float = PRIOR_DRAWS) -> tuple[float, float, float]:
-    """The observed score and the likelihood-ratio interval of the true score (module docstring).
+    """The observed score and the likelihood-ratio interval of the true score (docs/arena.md).
 
     Returns:
         ``(score, lo, hi)``; all NaN when there are no games.
@@ -222,13 +177,13 @@ class EloFit:
     Attributes:
         elo: rating relative to the anchor (0); NaN for unrated players.
         se: the curvature's standard error at the estimate (0 for the anchor), for reference.
-        lo, hi: the 95% likelihood-ratio interval relative to the anchor (module docstring).
+        lo, hi: the 95% likelihood-ratio interval relative to the anchor (docs/arena.md).
         games: real games played (virtual prior games not counted).
         points: real points scored.
         cov: ``[P, P]`` covariance of the ratings from the curvature (NaN rows for unrated players).
         anchor: index of the anchor player.
         iterations: Newton steps taken.
-        rated: ``[P] bool``, whether the games bound the player's rating (module docstring).
+        rated: ``[P] bool``, whether the games bound the player's rating (docs/arena.md).
     """
 
     elo: np.ndarray
@@ -258,7 +213,7 @@ def _reach(edges: np.ndarray, start: int) -> np.ndarray:
 
 def rated_players(points: np.ndarray, games: np.ndarray, anchor: int) -> np.ndarray:
     """``[P] bool``: a chain of "scored at least a draw against" leads from the player to the
-    anchor or from the anchor to it (module docstring); the anchor is rated."""
+    anchor or from the anchor to it (docs/arena.md); the anchor is rated."""
     scored = (np.asarray(points) > 0) & (np.asarray(games) > 0)
     return _reach(scored, anchor) | _reach(scored.T, anchor)
 
@@ -361,7 +316,12 @@ def _covariance(info: np.ndarray, free: np.ndarray, anchor: int) -> np.ndarray:
 def fit_elo(points: np.ndarray, games: np.ndarray, anchor: int = 0, prior_draws: float = PRIOR_DRAWS,
             z: float = Z95, tol: float = 1e-10, max_iter: int = 100) -> EloFit:
     """Bradley-Terry ratings with ``prior_draws`` virtual draws per pairing, anchored at 0, with
-    likelihood-ratio intervals (module docstring: the model).
+    likelihood-ratio intervals (docs/arena.md, the rating model).
+
+    Maximized with Newton's method (step halving), the anchor fixed at 0. ``se`` is the
+    curvature's standard error (the inverse observed Fisher information, anchor removed), for
+    reference: for two players with ``c = 0``, ``se(Elo) = 400 / (ln 10 * sqrt(n s (1 - s)))``
+    (60/20/20: +147.2, se 37.9); 60/20/20 with one virtual draw becomes 70.5 of 101 points, +145.6.
 
     Args:
         points: ``[P, P]`` points ``i`` scored against ``j`` (win 1, draw 1/2); zero diagonal.

@@ -1,21 +1,12 @@
 """Arena reports: an arena's records turned into tables, files and the printed summary.
 
-Split from the playing of games (``arena.arena`` and the modules it calls), one job a module:
+Split from the playing of games, one job a module: ``arena.tally`` (running W/D/L, the SPRT's
+decision), ``arena.move_times`` (seconds and statistics a move), ``arena.conditions`` (how games
+ended, threads, pinning, budget), ``arena.standings`` (:class:`ArenaReport`, the rating and
+pairing tables), ``arena.report_files`` (the CSV and JSON files) and ``arena.report_text`` (the
+printed tables); this module is their index.
 
-- ``arena.tally``: the running wins, draws and losses per pairing, and the SPRT's decision
-- ``arena.move_times``: each player's mean seconds, simulations and nodes a move
-- ``arena.conditions``: how the games ended (``arena.terminations``), threads, pinning, budget
-- ``arena.standings``: :class:`ArenaReport` and its rating and pairing tables (``arena.ratings``:
-  one rating model, its estimates and likelihood-ratio intervals for every pairing and player)
-- ``arena.report_files``: ``pairings.csv``, ``ratings.csv`` and ``summary.json``
-- ``arena.report_text``: the tables as text for the terminal
-
-**Counts and unrated players.** Every printed score carries its game count (``62.5% of 40``); a
-pairing without games has no interval. Players whose games do not bound their Elo relative to
-the anchor are *unrated*: ``rated`` false, no rank and no Elo, listed after the ranked players.
-Players appear under their short names (``players.registry.short_names``) in tables, CSVs and
-progress text; ``ratings.csv`` and ``summary.json`` also give each player's full spec, and
-``config.json`` and ``games.jsonl`` keep only specs, so a resumed arena is exactly the same one.
+See docs/arena.md (sample output; files in the results directory).
 """
 
 from .conditions import budget_text, pinning, player_threads, termination_counts  # endings, conditions

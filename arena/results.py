@@ -1,17 +1,12 @@
 """An arena's results directory: its settings, its game records, and resuming from them.
 
-- ``config.json``: the settings and the openings; a resume with other settings is refused, except
-  more ``games_per_pairing`` (a finished arena grows: its games are kept, the new rounds are
-  played, and ``config.json`` is updated; fewer is refused).
-- ``games.jsonl``: one JSON record per finished game (its UHP GameString, result, termination,
-  plies, players and colours, opening, seconds, each move's seconds and search statistics:
-  ``arena.game.play_game``), appended, flushed and fsynced as each game ends. A rerun reads it,
-  skips the games it holds (by game id) and plays the rest; a truncated last line (a crash
-  mid-write: not JSON) is dropped, any other bad record (a field missing or of the wrong type, a
-  game not in the schedule) is an :class:`~arena.config.ArenaError` naming file and line. Records
-  without the per-move fields (written before they existed) are valid.
-- ``pairings.csv``, ``ratings.csv``, ``summary.json``: the tables (``arena.report``),
-  written atomically at the end and on interruption.
+``config.json`` holds the settings and the openings (a resume with other settings is refused,
+except more games per pairing, which grows the arena); ``games.jsonl`` one record per finished
+game (``arena.game.play_game``), appended, flushed and fsynced as each game ends, so a rerun skips
+the games it holds and plays the rest (:class:`ResultsDir`); ``pairings.csv``, ``ratings.csv`` and
+``summary.json`` the tables (``arena.report``), written atomically.
+
+See docs/arena.md (resuming; files in the results directory).
 """
 
 from __future__ import annotations
@@ -34,11 +29,19 @@ GAMES_FILE = "games.jsonl"
 PAIRINGS_FILE = "pairings.csv"
 RATINGS_FILE = "ratings.csv"
 SUMMARY_FILE = "summary.json"
-"""The files of a results directory (module docstring)."""
+"""The files of a results directory (docs/arena.md)."""
 
 
 class ResultsDir:
-    """``config.json`` + ``games.jsonl`` of one arena (module docstring)."""
+    """``config.json`` + ``games.jsonl`` of one arena.
+
+    A rerun reads ``games.jsonl``, skips the games it holds (by game id) and plays the rest; a
+    truncated last line (a crash mid-write: not JSON) is dropped, any other bad record (a field
+    missing or of the wrong type, a game not in the schedule) is an
+    :class:`~arena.config.ArenaError` naming file and line. Records without the per-move fields
+    (written before they existed) are valid. More ``games_per_pairing`` than ``config.json``
+    holds grows a finished arena (its games are kept, the new rounds played, ``config.json``
+    updated); fewer is refused."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)

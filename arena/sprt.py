@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hive_zero.checks import bounded, check_ranges
+
 from .ratings import score_from_elo
 
 OUTCOME_SCORES = np.array([1.0, 0.5, 0.0])
@@ -98,14 +100,13 @@ class Sprt:
 
     elo0: float = 0.0
     elo1: float = 20.0
-    alpha: float = 0.05
-    beta: float = 0.05
+    alpha: float = bounded(0.05, gt=0.0, lt=0.5)
+    beta: float = bounded(0.05, gt=0.0, lt=0.5)
 
     def __post_init__(self):
         if not self.elo1 > self.elo0:
             raise ValueError(f"SPRT needs elo1 > elo0 (got elo0={self.elo0}, elo1={self.elo1})")
-        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
-            raise ValueError(f"SPRT alpha and beta must be in (0, 0.5) (got {self.alpha}, {self.beta})")
+        check_ranges(self)
 
     @property
     def lower(self) -> float:

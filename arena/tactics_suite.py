@@ -1,22 +1,12 @@
 """The tactics suite: exact one- and two-move tactics taken from real game records, and a scorer.
 
-:func:`make_suite` replays every game of some records (arena ``games.jsonl`` files, or text files
-of one UHP GameString a line such as self-play's game records: :func:`read_records`) and keeps
-each position in progress that holds one of these, found exactly (``hive_env.tactics``, every
-move and reply played where it matters):
+:func:`make_suite` replays every game of some records (arena ``games.jsonl`` files, or files of
+one UHP GameString a line: :func:`read_records`) and keeps each position in progress that holds a
+win in one, a defence against one, or a win in two, found exactly (``hive_env.tactics``).
+:func:`score` lets a player choose a move in every position and counts, per kind, how many it
+solved. The command line is ``scripts/tactics_suite.py``.
 
-- ``win1``: the side to move can win at once; the solutions are the winning moves;
-- ``defend``: no win at once, and some moves but not all lose at once or let the opponent win
-  at once; the solutions are the others (a move that draws at once is one of them);
-- ``win2``: no win at once, and some move wins in two (whatever the reply, a win in one
-  follows); the solutions are those moves.
-
-Positions are deduplicated (the same position reached twice counts once); when a kind has more
-than ``max_per_kind`` positions in one game type, a seeded sample of that many is kept. Each
-line of the suite file is ``kind<TAB>GameString<TAB>solutions`` (UHP moves joined by ``;``;
-``hive_env.suite_file`` reads and writes it).
-:func:`score` lets a player (a spec of ``players.registry``) choose a move in every position and
-counts, per kind, how many it solved. The command line is ``scripts/tactics_suite.py``.
+See docs/search.md (exact tactics in the tree).
 """
 
 from __future__ import annotations
@@ -66,7 +56,18 @@ def positions_of(game_string: str) -> list[Game]:
 
 
 def make_suite(records: list[str], max_per_kind: int, seed: int) -> list[tuple[str, str, str]]:
-    """(kind, GameString, solutions) of every tactic in ``records``, sampled per kind and game type."""
+    """(kind, GameString, solutions) of every tactic in ``records``, sampled per kind and game type.
+
+    - ``win1``: the side to move can win at once; the solutions are the winning moves;
+    - ``defend``: no win at once, and some moves but not all lose at once or let the opponent win
+      at once; the solutions are the others (a move that draws at once is one of them);
+    - ``win2``: no win at once, and some move wins in two (whatever the reply, a win in one
+      follows); the solutions are those moves.
+
+    Positions are deduplicated (the same position reached twice counts once); when a kind has
+    more than ``max_per_kind`` positions in one game type, a seeded sample of that many is kept.
+    Each line of the suite file is ``kind<TAB>GameString<TAB>solutions`` (UHP moves joined by
+    ``;``; ``hive_env.suite_file`` reads and writes it)."""
     found: dict[str, list[tuple[str, str, str]]] = {k: [] for k in KINDS}
     seen = set()
     for text in records:

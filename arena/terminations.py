@@ -1,23 +1,12 @@
 """How an arena game ended: one word of a fixed vocabulary in every record's ``termination``.
 
-=================  =========================================================================
-queen_surrounded   a Queen was surrounded: its side lost
-both_surrounded    both Queens were surrounded by one move: a draw
-repetition         the same position came a third time (within the rules' window): a draw
-ply_cap            the arena's ply cap was reached: a draw (not a result of the rules)
-time_forfeit       a side's clock ran out (``--clock``): its loss
-illegal_move       a player answered a move that is not legal (an external engine: also garbage,
-                   several lines or no move): its loss
-engine_crash       an external engine could not start, died, refused a command or lost sync:
-                   its loss
-engine_timeout     an external engine gave no reply within its time and timeout: its loss
-player_error       one of our own players raised an error: its loss (as an engine's fault is;
-                   the match goes on)
-=================  =========================================================================
-
+:data:`TERMINATIONS` lists the words (``queen_surrounded``, ``both_surrounded``, ``repetition``,
+``ply_cap``, and the losses of the side at fault, :data:`FAULTS`), each with a short gloss.
 Records written before this vocabulary hold the UHP GameState (``WhiteWins``, ``BlackWins``,
-``Draw``) or ``PlyCap``, ``IllegalMove``, ``EngineError``; :func:`termination_of` reads them
-too (a ``Draw`` is told apart by replaying its GameString).
+``Draw``) or ``PlyCap``, ``IllegalMove``, ``EngineError``; :func:`termination_of` reads them too
+(a ``Draw`` is told apart by replaying its GameString).
+
+See docs/arena.md (how each game ended; errors).
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """Hive rules engine: compiled kernels over flat arrays, with UHP notation at the edges.
 
-Naming used everywhere in this package:
+Words used everywhere in this package: a *hex* is a cell index 0..1023 of the 32x32 wrapping grid
+(``grid``; ``q, r`` its axial coordinates), a *piece* a tile id 0..27 (``pieces``), a *bug* a tile
+kind 0..7 (Q S B G A M L P), a *move* an encoded int (``board.move_of``, or ``PASS``), a *board*
+one game's ``[BOARD_SIZE] int16`` state plus its ``[64] uint64`` hash ring, and :class:`Game` the
+Python object for one game (history, UHP strings, undo).
 
-==========  ===============================================================
-hex         index 0..1023 of a cell on the 32x32 wrapping grid (``grid``)
-q, r        axial coordinates of a hex (pointy-top layout)
-piece       tile id 0..27: colour * 14 + slot (``pieces``)
-bug         tile kind 0..7: Q S B G A M L P
-move        encoded int: piece * N_HEX + destination hex (``board.move_of``), or ``PASS``
-board       one game's ``[BOARD_SIZE] int16`` state plus ``[64] uint64`` hash ring
-Game        the Python object for one game (history, UHP strings, undo)
-==========  ===============================================================
+See docs/engine.md (the board arrays) and docs/rules.md.
 """
 
 import os as _os

@@ -1,16 +1,12 @@
 """Where numba caches the compiled kernels: a directory keyed by the source of every kernel.
 
 numba's own cache checks only the timestamp of the file that defines a function, not of the
-files whose functions it calls and inlines or whose constants it compiles in: after an edit to
-``encode.py`` or ``pieces.py``, a cached kernel of ``vec_env.py`` would silently keep the old
-code. Keying the cache directory by a hash of the project's kernel sources and every project
-module they import makes any such edit start from a fresh cache. An explicit
-``NUMBA_CACHE_DIR`` wins; older keyed directories beyond the newest few are removed.
+files whose functions it calls and inlines: after an edit to ``encode.py``, a cached kernel of
+``vec_env.py`` would silently keep the old code. Keying the cache directory by a hash of the
+kernel sources and every project module they import makes any such edit start from a fresh
+cache. An explicit ``NUMBA_CACHE_DIR`` wins; importing this module applies it.
 
-Importing this module applies it (``hive_env/__init__`` imports it before any kernel). On a
-cold cache (no index files yet: a fresh install or an edited kernel), the first compile prints
-a notice to stderr, once per process tree (``hive_env.compile_notice``); warm runs print
-nothing. ``make setup`` warms the cache ahead (``scripts/warm_kernels.py``).
+See docs/setup.md.
 """
 
 from __future__ import annotations
@@ -84,7 +80,11 @@ def source_key(root: Path) -> str:
 
 def use_keyed_cache() -> Path | None:
     """Point numba's cache at ``<cache home>/hive-zero/numba-<source key>``; None when
-    ``NUMBA_CACHE_DIR`` is set (the user's choice) or no cache home is writable."""
+    ``NUMBA_CACHE_DIR`` is set (the user's choice) or no cache home is writable. Older keyed
+    directories beyond the newest :data:`KEEP` are removed. ``hive_env/__init__`` imports this
+    module before any kernel; on a cold cache (a fresh install or an edited kernel) the first
+    compile prints a notice to stderr, once per process tree (``hive_env.compile_notice``), and
+    ``make setup`` warms the cache ahead (``scripts/warm_kernels.py``)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     root = Path(__file__).resolve().parents[1]

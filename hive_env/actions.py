@@ -1,54 +1,12 @@
 """The fixed discrete action space: UHP-style moves relative to the side to move.
 
-One action space per game type, pass included. An action names a move the way a UHP
-MoveString does, by the moving tile and a *reference* tile next to the destination,
-with both tiles numbered relative to the side to move::
+One action space per game type, pass included: ``action = (src_rel * n + ref_rel) * 7 + pos``,
+a move named by its tile and a reference tile next to the destination, both numbered relative to
+the side to move, with exactly one canonical action per legal move. Kernels here are ``@njit`` on
+one board (``encode_moves`` fills an action buffer from a move buffer); the Python helpers at the
+end convert to and from MoveStrings.
 
-    action = (src_rel * n + ref_rel) * 7 + pos        PASS_ACTION = A - 1,   A = n * n * 7 + 1
-
-- ``n``: number of piece ids in the game type (22 for Base, 24 with one expansion, 26 with
-  two, 28 for Base+MLP);
-- ``src_rel`` / ``ref_rel``: *relative piece index*, the rank of a tile among the game
-  type's tiles, the side to move's own tiles first in slot order (0 .. n/2-1), then the
-  opponent's (n/2 .. n-1). For Base: 0 Q, 1 S1, 2 S2, 3 B1, 4 B2, 5 G1, 6 G2, 7 G3,
-  8 A1, 9 A2, 10 A3 of the mover, then 11..21 the same for the opponent;
-- ``pos``: 0..5 = direction of the destination seen from the reference's hex (NE, E, SE,
-  SW, W, NW, clockwise, as in ``grid``), 6 = on top of the reference's stack.
-
-The very first tile of a game has no reference: it is encoded as ``(piece, piece, 6)``.
-
-============  =====  ==================
-game type       n    A (actions)
-============  =====  ==================
-Base           22    3389
-Base+M/L/P     24    4033
-Base+ML/MP/LP  26    4733
-Base+MLP       28    5489 (= OpenSpiel)
-============  =====  ==================
-
-Why this design: the network never needs absolute coordinates to score a move (a move is
-"this tile next to that tile"), the space is the same for both colours, and it is small
-enough for ``[B, A]`` masks (5.5 kB per game). Several (reference, pos) pairs can name the
-same move; exactly one of them is *canonical*, the one ``hive_env.uhp.format_move`` prints:
-
-- onto a stack: the stack's top tile, ``pos = 6``;
-- otherwise the first occupied neighbour of the destination in the order NE, E, SE, SW, W,
-  NW (seen from the destination), named by its top tile, or by the tile under the mover
-  when the mover itself is that top; ``pos`` is the direction from it to the destination.
-
-Encoding always produces the canonical action, decoding accepts only canonical actions,
-so a legal mask has exactly one ``True`` per legal move (as perft counts them), and
-``action -> move -> MoveString -> action`` round-trips.
-
-Worked example (Base, n = 22, A = 3389), from ``Base;InProgress;White[2];wS1;bS1 wS1-``::
-
-    ply 0  White  wS1         src wS1 = own 1, ref = itself, pos 6   -> (1*22 + 1)*7 + 6  = 167
-    ply 1  Black  bS1 wS1-    src bS1 = own 1, ref wS1 = opp 12, E   -> (1*22 + 12)*7 + 1 = 239
-    ply 2  White  wQ -wS1     src wQ = own 0, ref wS1 = own 1, W     -> (0*22 + 1)*7 + 4  = 11
-    ply 2  White  pass        (were it forced)                       -> 3388
-
-Kernels here are ``@njit`` on one board; ``encode_moves`` fills an action buffer from a
-move buffer. The Python helpers at the end convert to and from MoveStrings.
+See docs/encoding.md (action ids).
 """
 
 from __future__ import annotations
@@ -112,7 +70,7 @@ def num_actions(expansions: int) -> int:
 def encode_move(board: np.ndarray, move: int) -> int:
     """Canonical action of ``move`` (before it is played), relative to the side to move.
 
-    The reference is chosen exactly as ``uhp.format_move`` does (module docstring).
+    The reference is chosen exactly as ``uhp.format_move`` does (docs/encoding.md, action ids).
     The move is not checked for legality; its piece must belong to the game type.
     """
     exp = board[EXPANSIONS]

@@ -1,27 +1,12 @@
 """Board state as flat arrays, with compiled play/unplay and Zobrist hashing.
 
-A *board* is one game's state, two arrays that every kernel takes together:
+A *board* is one game's state, two arrays that every kernel takes together: ``board``
+(``[BOARD_SIZE] int16``, its offsets the constants ``TOP``, ``POS``, ``BELOW``, ``LEVEL``,
+``PLY``, ``LAST``, ``STATUS``, ``EXPANSIONS``, ``PLY_CAP``) and ``hist`` (``[HIST] uint64``, a
+ring of position hashes). A *move* is an int, ``piece * N_HEX + destination hex`` or ``PASS``:
+:func:`move_of` packs one, :func:`move_piece` and :func:`move_dest` unpack it.
 
-- ``board``: ``[BOARD_SIZE] int16``, laid out as below;
-- ``hist``: ``[HIST] uint64``, a ring of position hashes: ``hist[ply % HIST]`` is the hash
-  after ``ply`` plies, so ``hist[board[PLY] % HIST]`` is the current hash. The ring holds the
-  last 64 positions, twice the 32-ply repetition window, so undo inside the window is exact.
-
-``board`` layout (offsets are module constants)::
-
-    TOP   [1024]  top piece of each hex's stack, -1 if empty
-    POS   [28]    hex of each piece, -1 while in reserve
-    BELOW [28]    piece directly under each piece, -1 on the ground
-    LEVEL [28]    0 on the ground, 1 on top of one tile, ...
-    PLY           plies played (passes included); side to move = PLY & 1
-    LAST          piece moved (or placed, or thrown) on the previous ply, -1 after a pass
-    STATUS        IN_PROGRESS, WHITE_WINS, BLACK_WINS or DRAW
-    EXPANSIONS    game type bits (M=1, L=2, P=4)
-    PLY_CAP       draw after this many plies (training only); 0 = off
-
-A *move* is an int: ``piece * N_HEX + destination hex``, or ``PASS``; :func:`move_of` packs one,
-:func:`move_piece` and :func:`move_dest` unpack it, and nothing else does. Placements and
-movements share the encoding: a move of a piece in reserve is its placement.
+See docs/engine.md (the board arrays).
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """Why a move is illegal: one line naming the rule it breaks, for people (plain Python, edges only).
 
 :func:`why_illegal` answers for a move that ``rules.generate_moves`` does not list. It never
-decides legality (the generator does): it only looks for the first rule, in the order a
-player would check them, that the move breaks:
+decides legality (the generator does): it only looks for the first rule, in the order a player
+would check them, that the move breaks. Freedom to move is told apart from the bug's own rule by
+the reference rules' reach with their gate test dropped (``reference_rules``, ``gates=False``),
+so the movement rules are written twice in the engine, never a third time here.
 
-- a placement: not your tile, the Queen on the first turn, the Queen by the fourth turn,
-  number order, then the cell (taken, not touching, touching the opponent);
-- a movement: not your tile (unless your pillbug could throw it: then why it cannot),
-  your Queen not in play, covered by a beetle, thrown by a pillbug on the previous turn,
-  the one-hive rule (a pinned tile; a destination apart from the hive), then the bug's own
-  rule (how it moves, freedom to move: a gate it cannot slide through), and when a pillbug
-  beside it could have thrown it there, why it cannot.
-
-Freedom to move is told apart from the bug's rule by asking whether the bug would reach the
-cell if gates did not exist: the reference rules' reach with their gate test dropped
-(``reference_rules``, ``gates=False``), so the movement rules are written twice in the engine,
-compiled (``movegen``, ``rules``) and as the plain reference, never a third time here.
-docs/rules.md states the rules.
+See docs/engine.md (the engine) and docs/rules.md.
 """
 
 from __future__ import annotations
@@ -52,7 +42,16 @@ GATE_HIGH = "freedom to move: higher stacks on both sides close the way"
 
 
 def why_illegal(board: np.ndarray, move: int) -> str:
-    """One-line reason why ``move`` is refused in the position ``board`` (for people).
+    """One-line reason why ``move`` is refused in the position ``board`` (for people): the first
+    rule it breaks, in the order a player would check them:
+
+    - a placement: not your tile, the Queen on the first turn, the Queen by the fourth turn,
+      number order, then the cell (taken, not touching, touching the opponent);
+    - a movement: not your tile (unless your pillbug could throw it: then why it cannot), your
+      Queen not in play, covered by a beetle, thrown by a pillbug on the previous turn, the
+      one-hive rule (a pinned tile; a destination apart from the hive), then the bug's own rule
+      (how it moves, freedom to move: a gate it cannot slide through), and when a pillbug beside
+      it could have thrown it there, why it cannot.
 
     Args:
         board: [BOARD_SIZE] int16 board; not changed.

@@ -1,18 +1,11 @@
 """Hex-grid geometry: a 32x32 wrapping grid of pointy-top hexes in axial coordinates.
 
-A *hex* is an index ``r * 32 + q`` into the flat grid (``q, r`` taken mod 32). The grid
-wraps in both axes, so it is never exhausted: a connected hive of 28 tiles spans at most
-27 cells along any axis (29 with its empty border), which stays below 32, so no two cells
-that are far apart on the real plane ever look adjacent here (see ``tests/hive_env/test_grid.py``).
+A *hex* is an index ``r * 32 + q`` into the flat grid (``q, r`` taken mod 32); the grid wraps in
+both axes, so it is never exhausted (:data:`SIDE`). Directions ``NE, E, SE, SW, W, NW`` = 0..5
+run clockwise from upper right; :data:`NEIGH` holds every hex's six neighbours, and the
+symmetry maps (:func:`direction_map`, :func:`hex_map`) rotate and mirror the grid.
 
-Directions follow the UHP picture of a pointy-top hex, clockwise from upper right::
-
-        NW(5)  NE(0)
-    W(4)    hex    E(1)
-        SW(3)  SE(2)
-
-The two cells that flank a step from ``h`` in direction ``d`` are the neighbours of ``h``
-in directions ``d - 1`` and ``d + 1`` (mod 6); the opposite direction is ``d + 3``.
+See docs/engine.md (the board arrays) and docs/rules.md (notation).
 """
 
 from __future__ import annotations
@@ -20,11 +13,23 @@ from __future__ import annotations
 import numpy as np
 
 SIDE = 32
+"""The grid's side. It wraps in both axes, so it is never exhausted: a connected hive of 28 tiles
+spans at most 27 cells along any axis (29 with its empty border), which stays below 32, so no
+two cells that are far apart on the real plane ever look adjacent here
+(``tests/hive_env/test_grid.py``)."""
 N_HEX = SIDE * SIDE
 HEX_MASK = SIDE - 1
 ORIGIN = 0  # where White's first tile goes
 
 NE, E, SE, SW, W, NW = range(6)
+"""Directions, following the UHP picture of a pointy-top hex, clockwise from upper right::
+
+        NW(5)  NE(0)
+    W(4)    hex    E(1)
+        SW(3)  SE(2)
+
+The two cells that flank a step from ``h`` in direction ``d`` are the neighbours of ``h`` in
+directions ``d - 1`` and ``d + 1`` (mod 6); the opposite direction is ``d + 3``."""
 # Axial offsets (dq, dr) per direction, pointy-top layout.
 DIR_DQ = np.array([1, 1, 0, -1, -1, 0], dtype=np.int64)
 DIR_DR = np.array([-1, 0, 1, 1, 0, -1], dtype=np.int64)

@@ -1,19 +1,12 @@
 """Movement primitives and per-bug move generation (compiled).
 
-Every generator works on a board whose moving tile has been *lifted* (its hex's TOP set
-to the tile below it), writes destinations through a stamp-based de-duplication array, and
-appends encoded moves to a caller-owned buffer, returning the new count. No allocation.
+Every generator works on a board whose moving tile has been *lifted* (its hex's TOP set to the
+tile below it), writes destinations through a stamp-based de-duplication array, and appends
+encoded moves to a caller-owned buffer, returning the new count. No allocation. Ground slides
+follow freedom to move (:func:`can_slide`, :data:`SLIDES`), steps at height the gate rule
+(:func:`can_step`).
 
-Sliding (docs/rules.md, freedom to move)::
-
-       L   D          a ground step h -> D is legal iff D is empty and exactly one of the
-     h   R            flanks L, R is occupied: both = a gate, neither = losing contact.
-
-The ground sliders (queen, pillbug, spider, ant) read a cell's six neighbours once, as a
-6-bit occupancy mask, and take the directions they may slide in from :data:`SLIDES`.
-
-Steps at height (beetle, mosquito on top, ladybug, pillbug throws) are blocked when both
-flanks are taller than both the origin (tile lifted) and the destination stack.
+See docs/rules.md (moving).
 """
 
 from __future__ import annotations
@@ -56,7 +49,14 @@ def _h(board: np.ndarray, h: int) -> int:
 
 @njit(cache=True, inline="always")
 def can_slide(board: np.ndarray, src: int, d: int) -> bool:
-    """Ground slide from ``src`` in direction ``d`` (mover lifted)."""
+    """Ground slide from ``src`` in direction ``d`` (mover lifted)::
+
+           L   D          a ground step h -> D is legal iff D is empty and exactly one of the
+         h   R            flanks L, R is occupied: both = a gate, neither = losing contact.
+
+    The ground sliders (queen, pillbug, spider, ant) read a cell's six neighbours once, as a
+    6-bit occupancy mask, and take the directions they may slide in from :data:`SLIDES`.
+    """
     if board[TOP + NEIGH[src, d]] >= 0:
         return False
     left = board[TOP + NEIGH[src, (d + 5) % 6]] >= 0
@@ -69,7 +69,8 @@ def can_step(board: np.ndarray, src: int, d: int) -> bool:
     """One beetle-style step from ``src`` in direction ``d``, any height (mover lifted).
 
     The tile travels at height ``max(height(src), height(dst))``; both flanks taller than
-    that close the gate. On the ground this is the plain slide rule.
+    that close the gate (beetle, mosquito on top, ladybug, pillbug throws). On the ground this
+    is the plain slide rule.
     """
     dst = NEIGH[src, d]
     ha = _h(board, src)

@@ -4,21 +4,9 @@ The engine's second statement of the movement rules, for two uses: the tests cro
 compiled engine (``hive_env.rules``) against it, and ``hive_env.explain`` asks it where a tile
 would get with the freedom-to-move gates ignored (``gates=False``), to tell a gate from a bug's
 own rule. It shares no code with ``movegen``, ``rules`` or ``pinned`` and deliberately uses the
-plain, obvious algorithm wherever the engine is clever:
+plain, obvious algorithm wherever the engine is clever (:func:`reference_moves`).
 
-- one hive: lift the tile and run a breadth-first search over the occupied cells
-  (the engine uses articulation points);
-- freedom to move: look at the two cells flanking each step explicitly;
-- Ant: breadth-first search over slides; Spider: enumerate every 3-slide path with no
-  revisits; Mosquito: the union of its neighbours' powers, computed by calling them;
-- Ladybug and Beetle: explicit gate-at-height checks per step, on heights with the
-  mover lifted;
-- Pillbug: its throw exactly as docs/rules.md words it (lift gate, drop gate, one hive for
-  the lifted tile, not the tile moved last).
-
-It reads only the int16 board array (layout constants of ``hive_env.board``) and the
-static tables of ``hive_env.grid`` and ``hive_env.pieces``. Speed is irrelevant here:
-a position takes about a millisecond, which is plenty for tests.
+See docs/rules.md.
 """
 
 from __future__ import annotations
@@ -369,7 +357,22 @@ def _own_top_tiles(pos: Position, colour: int) -> Iterable[int]:
 
 
 def reference_moves(board: np.ndarray) -> set[int]:
-    """The set of encoded legal moves of a position, from docs/rules.md alone.
+    """The set of encoded legal moves of a position, from docs/rules.md alone, by the plain
+    algorithm wherever the engine is clever:
+
+    - one hive: lift the tile and run a breadth-first search over the occupied cells
+      (the engine uses articulation points);
+    - freedom to move: look at the two cells flanking each step explicitly;
+    - Ant: breadth-first search over slides; Spider: enumerate every 3-slide path with no
+      revisits; Mosquito: the union of its neighbours' powers, computed by calling them;
+    - Ladybug and Beetle: explicit gate-at-height checks per step, on heights with the
+      mover lifted;
+    - Pillbug: its throw exactly as docs/rules.md words it (lift gate, drop gate, one hive for
+      the lifted tile, not the tile moved last).
+
+    It reads only the int16 board array and the static tables of ``hive_env.grid`` and
+    ``hive_env.pieces``. Speed is irrelevant here: a position takes about a millisecond, which
+    is plenty for tests.
 
     Args:
         board: [BOARD_SIZE] int16 board array (``hive_env.board`` layout).

@@ -1,21 +1,11 @@
 """Exact one-ply tactics: which moves end the game by a surround, which let the opponent win at once.
 
-A game in progress ends by a surround only when a move fills the last empty neighbour of a
-queen: a tile can only fill its destination (leaving its origin can only empty a hex), so a
-queen that stays where it is must already have five occupied neighbours (``queen_pressure``,
-the count the encoder's queen features read) and the move's destination must touch it. A
-queen that moves is surrounded afterwards only when it did not slide one step (its origin,
-left empty, would touch it): a placement or a throw. Every other move cannot end the game by a
-surround, so :func:`scan_surrounds` plays and takes back just the few moves that can, and reads
-the status the engine computes: the result is exact, never a guess.
+Only a move that fills the last empty neighbour of a queen can end a game by a surround
+(:func:`can_surround`), so :func:`scan_surrounds` plays just those few moves and reads the status
+the engine computes. Outcomes are *proof codes* from the mover's view (:data:`UNPROVEN` ..
+:data:`PROVEN_WIN`), shared with the search's solver; a draw by the training ply cap is not one.
 
-Outcomes are *proof codes* from the view of the side to move before the move, shared with the
-search's solver (``search.kernels``): :data:`UNPROVEN`, :data:`PROVEN_LOSS`, :data:`PROVEN_DRAW`,
-:data:`PROVEN_WIN`. They are ordered (a larger code is better for the mover), the value of a code
-is ``code - 2`` and the opponent's view of a code is ``4 - code``.
-
-Only wins, losses and real draws (both queens surrounded, repetition) are reported: a draw by the
-training ply cap is not, as self-play may adjudicate it (``hive_env.outcome``).
+See docs/search.md (exact tactics in the tree).
 """
 
 from __future__ import annotations
@@ -45,7 +35,11 @@ from .pieces import EXP_PILLBUG, MOSQUITO, PIECE_BUG, PIECE_COLOUR, PIECES_PER_C
 from .rules import MAX_MOVES, generate_moves
 
 UNPROVEN = 0
-"""Nothing is known about the move (or node)."""
+"""Nothing is known about the move (or node). Proof codes are from the view of the side to move
+before the move, ordered (a larger code is better for the mover): the value of a code is
+``code - 2`` and the opponent's view of it ``4 - code``. Only wins, losses and real draws (both
+queens surrounded, repetition) are proven: a draw by the training ply cap is not, as self-play
+may adjudicate it (``hive_env.outcome``)."""
 PROVEN_LOSS = 1
 """The mover loses: after the move (at the node) the game is lost with best play."""
 PROVEN_DRAW = 2
@@ -90,7 +84,13 @@ def _outcome_code(board: np.ndarray, hist: np.ndarray, mover: int) -> int:
 @njit(cache=True, nogil=True)
 def can_surround(board: np.ndarray, move: int, hot_w: bool, hot_b: bool) -> bool:
     """Whether ``move`` may end the game by a surround (exactly: a move for which this is False
-    cannot). ``hot_w``/``hot_b``: that queen has five occupied neighbours."""
+    cannot). ``hot_w``/``hot_b``: that queen has five occupied neighbours.
+
+    A tile can only fill its destination (leaving its origin can only empty a hex), so a queen
+    that stays where it is must already have five occupied neighbours (``queen_pressure``, the
+    count the encoder's queen features read) and the move's destination must touch it. A queen
+    that moves is surrounded afterwards only when it did not slide one step (its origin, left
+    empty, would touch it): a placement or a throw."""
     if move == PASS:
         return False
     p = move_piece(move)

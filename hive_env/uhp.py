@@ -1,19 +1,11 @@
 """UHP notation: tile names, MoveStrings and GameString headers (plain Python, edges only).
 
-Parsing is case-insensitive and accepts any reference tile that is in play (covered tiles
-too: a reference names its stack's hex). Printing is deterministic:
+Parsing (:func:`parse_move`) is case-insensitive and accepts any reference tile that is in play;
+printing (:func:`format_move`) is deterministic, naming the one canonical reference. A GameString
+(``GameType;GameState;Turn;move;move...``) is cut into its parts by :func:`split_game_string` (its
+fields by :func:`game_string_fields`), the one rule every reader of GameStrings follows.
 
-- a move onto a stack names the stack's top tile: ``wB1 bQ``;
-- otherwise the reference is the first occupied neighbour of the destination, looking in
-  the order NE, E, SE, SW, W, NW from the destination, named by the top tile of that stack
-  (or, when that top is the moving tile itself, the tile under it); the direction mark
-  then says where the destination lies from the reference: ``ref/`` NE, ``ref-`` E,
-  ``ref\\`` SE, ``/ref`` SW, ``-ref`` W, ``\\ref`` NW;
-- the first tile of the game has no reference; a pass is ``pass``.
-
-A GameString (``GameType;GameState;Turn;move;move...``) is cut into its parts by
-:func:`split_game_string` (its fields by :func:`game_string_fields`), the one rule every reader of
-GameStrings follows.
+See docs/rules.md (notation).
 """
 
 from __future__ import annotations
@@ -74,7 +66,9 @@ def parse_piece(text: str, expansions: int) -> int:
 
 
 def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
-    """Encoded move of a MoveString in the position ``board`` (legality not checked).
+    """Encoded move of a MoveString in the position ``board`` (legality not checked). Case is
+    ignored, and any reference tile in play is accepted (covered tiles too: a reference names
+    its stack's hex).
 
     Raises:
         NotationError: malformed MoveString.
@@ -121,7 +115,15 @@ def parse_move(text: str, board: np.ndarray, expansions: int) -> int:
 
 
 def format_move(move: int, board: np.ndarray) -> str:
-    """MoveString of ``move`` in the position ``board`` (before the move is played)."""
+    r"""MoveString of ``move`` in the position ``board`` (before the move is played).
+
+    Deterministic: a move onto a stack names the stack's top tile (``wB1 bQ``); otherwise the
+    reference is the first occupied neighbour of the destination, looking in the order NE, E, SE,
+    SW, W, NW from the destination, named by the top tile of that stack (or, when that top is the
+    moving tile itself, the tile under it); the direction mark then says where the destination
+    lies from the reference: ``ref/`` NE, ``ref-`` E, ``ref\`` SE, ``/ref`` SW, ``-ref`` W,
+    ``ef`` NW. The first tile of the game has no reference; a pass is ``pass``.
+    """
     if move == PASS:
         return "pass"
     piece, dest = move_piece(move), move_dest(move)

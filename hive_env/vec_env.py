@@ -1,41 +1,11 @@
 """``HiveVecEnv``: B games stepped at once by compiled kernels, graph observations out.
 
-Env contract
-------------
-- ``reset(seed=None) -> (obs, info)``: every game back to the empty board, White to move.
-- ``step(actions [B] int) -> (obs, rewards, terminated, truncated, info)``: plays one action
-  in every game. All actions are validated first, in one compiled pass; if any is not
-  legal, ``IllegalActionError`` names the first bad game index and action and *no* game
-  changes. Otherwise every game advances one ply, in parallel (numba ``prange``, GIL
-  released).
-- ``observe() -> obs``: the observation of the current positions (the dict that ``reset``
-  and ``step`` return; arrays and keys as in ``hive_env.encode``).
-- Legal mask invariants: ``obs["legal_mask"][b]`` has exactly ``obs["n_legal"][b] >= 1``
-  True entries, one per legal move (perft convention); pass (``A - 1``) is legal
-  only when it is the only legal action.
-- Terminal handling: every game held by the env is in progress. A game that ends on a step
-  reports ``rewards[b]`` (+1 win, -1 loss, 0 draw, from the view of the player who just
-  moved), ``terminated[b]`` (a real result: surround, double surround, threefold
-  repetition) or ``truncated[b]`` (the ply cap: a draw that is not a real result), and
-  ``info["final_status"][b]`` (``WHITE_WINS``/``BLACK_WINS``/``DRAW``; 0 = ``IN_PROGRESS``
-  for games that did not end) and ``info["episode_length"][b]`` (plies); it is then reset
-  at once, so the returned observation of that game is the new game's first position.
-- ``get_state(i) -> (board, hist)`` / ``set_state(i, board, hist)``: copies of one game's
-  state, for search; ``set_state`` re-encodes that game's observation and refuses a
-  finished game or another game type (the board's own ply cap travels with it).
+The env contract: ``reset``, ``step`` (every action validated first, in one compiled pass: an
+illegal one raises ``IllegalActionError`` and no game changes; finished games reset at once),
+``observe``, and ``get_state`` / ``set_state`` for search. Rewards are from the view of the
+player who just moved; ``terminated`` is a real result, ``truncated`` the ply cap.
 
-Threads: kernels run on ``numba.get_num_threads()`` threads (``numba.set_num_threads``),
-in chunks of ``CHUNK`` games; batches of at most ``CHUNK`` games, or one thread, take a
-serial kernel. On machines whose cores are shared, ``OMP_WAIT_POLICY=PASSIVE`` keeps idle
-OpenMP workers from spinning.
-
-Memory ownership: the observation arrays are preallocated and overwritten in place by
-every ``reset``/``step``/``set_state``; copy what you keep. They are C-contiguous, so
-``torch.from_numpy`` shares their memory. ``rewards``, ``terminated``, ``truncated`` and
-the ``info`` arrays are fresh per call.
-
-dtypes: boards ``[B, BOARD_SIZE] int16``, hists ``[B, 64] uint64``, rewards ``[B] float32``,
-terminated/truncated ``[B] bool``, final_status ``[B] int8``, episode_length ``[B] int32``.
+See docs/engine.md (the vectorized environment) and docs/encoding.md (the observations).
 """
 
 from __future__ import annotations
@@ -180,7 +150,22 @@ def _reset_parallel(boards, hists, start, obs, moves, n_moves, errors):
 
 
 class HiveVecEnv:
-    """B games of one game type, stepped together (see the module docstring).
+    """B games of one game type, stepped together (docs/engine.md).
+
+    Every game held is in progress: one that ends on a step reports its reward, ``terminated``
+    or ``truncated``, ``info["final_status"]`` (0 = ``IN_PROGRESS`` for games that did not end)
+    and ``info["episode_length"]`` (plies), and is reset at once, so its returned observation is
+    the new game's first position. ``obs["legal_mask"][b]`` has exactly ``obs["n_legal"][b] >= 1``
+    True entries, one per legal move (perft convention); pass (``A - 1``) is legal only alone.
+
+    Threads: kernels run on ``numba.get_num_threads()`` threads, in chunks of ``CHUNK`` games;
+    batches of at most ``CHUNK`` games, or one thread, take a serial kernel. On machines whose
+    cores are shared, ``OMP_WAIT_POLICY=PASSIVE`` keeps idle OpenMP workers from spinning.
+
+    Memory: the observation arrays are preallocated and overwritten in place by every
+    ``reset``/``step``/``set_state`` (copy what you keep); they are C-contiguous, so
+    ``torch.from_numpy`` shares their memory. ``rewards``, ``terminated``, ``truncated`` and the
+    ``info`` arrays are fresh per call.
 
     Args:
         num_envs: B, number of games.
@@ -280,7 +265,8 @@ class HiveVecEnv:
         return self.boards[i].copy(), self.hists[i].copy()
 
     def set_state(self, i: int, board: np.ndarray, hist: np.ndarray) -> None:
-        """Overwrite game ``i`` with a copy of ``(board, hist)`` and re-encode its observation.
+        """Overwrite game ``i`` with a copy of ``(board, hist)`` and re-encode its observation
+        (the board's own ply cap travels with it).
 
         Raises:
             HiveError: wrong shape/dtype, another game type, or a finished game.

@@ -1,20 +1,12 @@
 """The project as one installed thing: its version, its configs, and the check that its packages
 are its own.
 
-hive-zero installs its packages under their own names (``hive_env``, ``models``, ``players``,
-``search``, ``training``, ``arena``, ``scripts``, ``web``) and this one, whose name is the
-distribution's. Everything a command reads ships inside the packages and is found through them,
-never through the current folder or a checkout:
+:data:`__version__` is the one version (the distribution's metadata, else ``pyproject.toml``),
+:data:`CONFIGS` hive-train's Hydra configs, and :mod:`hive_zero.layout` the import-time check that
+names a clash with another ``models``, ``scripts``... in one line. Imports nothing of the
+project's and no third-party package (every package imports it first).
 
-- :data:`__version__`: the one version (the distribution's metadata; a checkout without an
-  install reads ``pyproject.toml``): ``--version`` of every command, ``hive-uhp``'s ``id`` line,
-  the run's ``config.yaml`` and the model cards.
-- :data:`CONFIGS`: hive-train's Hydra configs (``hive_zero/configs``: in a checkout a link to the
-  repository's ``configs/``, in the wheel a copy).
-- :mod:`hive_zero.layout`: the import-time check that names a clash with another ``models``,
-  ``scripts``, ``training``... in one line.
-
-Imports nothing of the project's and no third-party package (every package imports it first).
+See docs/setup.md (installing the package) and docs/layout.md.
 """
 
 from __future__ import annotations
@@ -25,7 +17,8 @@ DISTRIBUTION = "hive-zero"
 """The distribution's name (``pip install hive-zero``)."""
 HERE = Path(__file__).resolve().parent
 CONFIGS = HERE / "configs"
-"""hive-train's Hydra configs (``train.yaml`` and its groups), inside the package."""
+"""hive-train's Hydra configs (``train.yaml`` and its groups), inside the package: in a checkout
+a link to the repository's ``configs/``, in the wheel a copy."""
 
 
 def _version() -> str:
@@ -49,6 +42,8 @@ def _version() -> str:
 
 
 __version__ = _version()
+"""The one version: ``--version`` of every command, ``hive-uhp``'s ``id`` line, the run's
+``config.yaml`` and the model cards."""
 
 
 def version_line(prog: str) -> str:

@@ -1,19 +1,12 @@
 """The check that ``models``, ``scripts``, ``training``... are hive-zero's own: a clash named in one
 line, never a confusing ``ImportError`` deep in a command.
 
-hive-zero's packages keep their short import names (``hive_env``, ``models``, ``players``,
-``search``, ``training``, ``arena``, ``scripts``, ``web``; :data:`PACKAGES`). Other code may use
-the same names: a ``models.py`` or ``scripts/`` in the folder a script or ``python -m`` runs from
-(put first on ``sys.path``; the console commands ``hive-*`` never put the current folder there),
-a folder on ``PYTHONPATH``, or another installed package of that name. Each package's
-``__init__`` but ``hive_env``'s (the engine imports none of ours, so a user's code may import it
-beside modules of its own with our names) calls :func:`check` (the first call does the work,
-in microseconds to a few milliseconds): every one of :data:`PACKAGES` must be the one beside this
-package, and in an installed copy its ``__init__.py`` must be the file the wheel installed (its SHA-256 in the
-distribution's ``RECORD``: another package installed into the same ``site-packages/models/``
-overwrites it). Otherwise: under a console command (``hive-*``, ``python -m``) one line on
-stderr and exit status 2; in a library import, :class:`LayoutError` (an ``ImportError``) with
-that line.
+hive-zero's packages keep their short import names (:data:`PACKAGES`), which other code may use
+too: a ``models.py`` in the folder ``python -m`` runs from, a folder on ``PYTHONPATH``, another
+installed package. Each package's ``__init__`` but ``hive_env``'s calls :func:`check`: under a
+console command a clash is one line and exit status 2, in a library import a :class:`LayoutError`.
+
+See docs/setup.md (names).
 """
 
 from __future__ import annotations
@@ -116,9 +109,18 @@ def _owners(name: str) -> list[str]:
 
 
 def check(command: bool | None = None) -> None:
-    """Stop on a clash (see the module docstring); once per process, quietly when there is none.
-    ``command``: whether to stop as a command does (one line, exit 2); None: when ``sys.argv``
-    says this is one (``hive-*``, ``python -m``)."""
+    """Stop on a clash; once per process, quietly when there is none. ``command``: whether to stop
+    as a command does (one line, exit 2); None: when ``sys.argv`` says this is one (``hive-*``,
+    ``python -m``).
+
+    Each package's ``__init__`` but ``hive_env``'s calls it (the engine imports none of ours, so
+    a user's code may import it beside modules of its own with our names); the first call does
+    the work, in microseconds to a few milliseconds: every one of :data:`PACKAGES` must be the
+    one beside this package, and in an installed copy its ``__init__.py`` must be the file the
+    wheel installed (its SHA-256 in the distribution's ``RECORD``: another package installed into
+    the same ``site-packages/models/`` overwrites it). A ``models.py`` or ``scripts/`` in the
+    folder a script or ``python -m`` runs from is put first on ``sys.path``; the console
+    commands ``hive-*`` never put the current folder there."""
     global _checked
     if _checked is None:
         _checked = problems()

@@ -1,34 +1,12 @@
 """HiveGNN: a policy/value graph network over the env's graph observations.
 
-Tensors in, tensors out. The input is the observation dict of ``hive_env.encode`` (as
-torch tensors); the outputs are one policy logit per legal-move slot and win/draw/loss
-logits for the side to move.
+Tensors in, tensors out: the observation dict of ``hive_env.encode`` (as torch tensors) in, one
+policy logit per legal-move slot and win/draw/loss logits for the side to move out. Message
+passing over the hex adjacency (:class:`HexBlock`) keeps orientation without fixing one, so the
+whole network is exactly invariant under the 12 hex symmetries; a move's logit comes from the
+embeddings of its source and destination nodes (:class:`HiveGNN`).
 
-Message passing keeps orientation without fixing one: each layer aggregates, over the six
-directions ``d`` of a node's hex,
-
-- ``sum_d h[n_d]``                 its neighbours,
-- ``sum_d h[n_d] * h[n_{d+1}]``    pairs of *adjacent* neighbours (gates, freedom to move),
-- ``sum_d h[n_d] * h[n_{d+3}]``    pairs of *opposite* neighbours (lines: grasshoppers, pins),
-
-where hexes that are not nodes use a learned ``void`` vector. The three sums are invariant
-under the 12 hex symmetries (a rotation shifts ``d`` cyclically, a mirror reverses it), and
-so is every node feature, so the whole network is exactly symmetry-invariant: its move
-scores for a rotated or mirrored position equal those of the original (tested). Symmetry
-augmentation of training data is therefore a no-op for this network; it is kept in the
-replay for networks that are not invariant.
-
-Layers are pre-norm residual blocks with a global context vector (masked mean of all nodes)
-added to every node, so reserve nodes, which have no hex, still see the board.
-
-Policy: a move's logit is an MLP of ``[h_src, h_dst, h_src * h_dst, context]``, where src is
-the moving tile's stack node (or its reserve node for a placement) and dst the destination
-node; ``pass`` (src = dst = -1) is scored from the context alone. Padding slots get -inf.
-Value: WDL logits from mean- and max-pooled nodes and the global features.
-Auxiliary head (``aux_head``, off by default): from the same pooled features, the plies left
-in the game and the final pressure (occupied neighbours) on each queen, own first, as
-training targets only (KataGo's and Leela's auxiliary targets: more signal per game);
-search never asks for it.
+See docs/search.md (the network and the search).
 """
 
 from __future__ import annotations
@@ -55,7 +33,7 @@ class ModelConfig:
         node_features: F of the observation (``hive_env.encode.N_NODE_FEATURES``: models import
             no hive_env, so tests/models/test_model_inputs.py holds both defaults to the encoder's).
         global_features: G of the observation (``hive_env.encode.N_GLOBAL_FEATURES``).
-        aux_head: add the auxiliary head (module docstring): ``forward(obs, aux=True)``.
+        aux_head: add the auxiliary head (:class:`HiveGNN`): ``forward(obs, aux=True)``.
     """
 
     width: int = 64
@@ -97,7 +75,20 @@ def _game_mean(h: torch.Tensor, game: torch.Tensor, count: torch.Tensor) -> torc
 
 
 class HexBlock(nn.Module):
-    """One symmetry-invariant message-passing block (see the module docstring)."""
+    """One symmetry-invariant message-passing block: a pre-norm residual block that aggregates,
+    over the six directions ``d`` of a node's hex,
+
+    - ``sum_d h[n_d]``                 its neighbours,
+    - ``sum_d h[n_d] * h[n_{d+1}]``    pairs of *adjacent* neighbours (gates, freedom to move),
+    - ``sum_d h[n_d] * h[n_{d+3}]``    pairs of *opposite* neighbours (lines: grasshoppers, pins),
+
+    where hexes that are not nodes use a learned ``void`` vector, and adds a global context
+    vector (masked mean of all nodes) to every node, so reserve nodes, which have no hex, still
+    see the board. The three sums are invariant under the 12 hex symmetries (a rotation shifts
+    ``d`` cyclically, a mirror reverses it), and so is every node feature, so the whole network is
+    exactly symmetry-invariant: its move scores for a rotated or mirrored position equal those of
+    the original (tested). Symmetry augmentation of training data is therefore a no-op for this
+    network; it is kept in the replay for networks that are not invariant."""
 
     def __init__(self, width: int):
         super().__init__()
@@ -126,7 +117,15 @@ class HexBlock(nn.Module):
 
 
 class HiveGNN(nn.Module):
-    """Policy/value network; see the module docstring.
+    """Policy/value network: :class:`HexBlock` layers, then the heads.
+
+    Policy: a move's logit is an MLP of ``[h_src, h_dst, h_src * h_dst, context]``, where src is
+    the moving tile's stack node (or its reserve node for a placement) and dst the destination
+    node; ``pass`` (src = dst = -1) is scored from the context alone. Padding slots get -inf.
+    Value: WDL logits from mean- and max-pooled nodes and the global features. Auxiliary head
+    (``aux_head``, off by default): from the same pooled features, the plies left in the game and
+    the final pressure (occupied neighbours) on each queen, own first, as training targets only
+    (KataGo's and Leela's auxiliary targets: more signal per game); search never asks for it.
 
     The forward pass works on packed rows: only real nodes and legal moves are computed
     (the padded batch holds ~2x more of each), and the per-game terms of the first layers

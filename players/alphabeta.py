@@ -1,38 +1,12 @@
 """Iterative-deepening alpha-beta (negamax) over the compiled engine: the ``alphabeta`` player.
 
-The search is one recursive numba kernel working in place on a copy of the board arrays
-(``generate_moves`` / ``play`` / ``unplay``), with
+The search is one recursive numba kernel (:func:`_negamax`) working in place on a copy of the
+board arrays, with a transposition table, killer and history move ordering and a Hive heuristic;
+the exact one-move checks of ``hive_env.tactics`` run at its root (:meth:`AlphaBeta.search`). A
+timed search spends :data:`TIME_SHARE` of its time, Python running the deepening loop and a
+timer thread stopping the kernel at the deadline (:meth:`AlphaBeta._deepen`).
 
-- a transposition table in preallocated arrays indexed by the low bits of the engine's
-  Zobrist hash (mixed with the last-moved tile and the game type, which the hash omits and
-  move legality depends on), storing key, depth, score, bound flag and best move;
-- move ordering: TT move, then two killer moves per ply, then a static Hive order (moves that
-  add a neighbour to the enemy Queen, moves that free a neighbour of our own Queen, Queen
-  moves) plus a history table; a little seeded noise at the root breaks ties between
-  equal moves so that games differ;
-- terminal scores ``+-(WIN_SCORE - ply)``: a faster win (and a slower loss) scores higher,
-  so a win in one is always played and a threat of one is parried whenever possible;
-- a forced move (a lone legal move, usually a pass) extends the search by one ply;
-- the exact one-move checks of ``hive_env.tactics`` at the root, which hold at any depth and
-  under any time limit: a win in one is played at once, a lone move that does not let the
-  opponent win at once is played at once, and a depth-1 or cut search that picked a move
-  after which the opponent wins at once is overruled (the best other move by one-ply score).
-
-Time control: a timed search spends :data:`TIME_SHARE` of its time (the share the ``alphazero``
-player spends; the rest is for replying). Numba code cannot read a clock, so Python runs the
-deepening loop and arms a timer thread that raises, at the deadline, a stop flag the kernel
-reads at every node (``search_depth`` releases the GIL to let the timer run). The loop starts
-the next depth while time is left: an aborted depth keeps the best root move among the root
-moves it finished, and the previous depth's best is searched first, so the deeper search can
-only replace it by a move it found better (stopping at a depth predicted not to fit left a third
-of the time unused). Each depth also gets a node budget, :data:`NODE_SLACK` times what the
-measured speed (nodes per second) predicts for the time left, a backstop should the timer be late.
-The speed is measured on searches that say something
-about it (:func:`_speed_sample`): a depth cut by its node budget (the kernel ran flat out),
-or one that finished at least :data:`NPS_MIN_NODES` nodes in at least 10 ms. A few nodes in a
-long time (a first call that loads the compiled kernels) would otherwise set the speed so low
-that every later budget stays too small to measure it again: depth 1 in a millisecond a move,
-whatever the time given.
+See docs/players.md (players).
 """
 
 from __future__ import annotations
@@ -205,7 +179,19 @@ def _order_scores(board, moves, n, scores, tt_move, killers, ply, history, noise
 @njit(cache=True)
 def _negamax(board, hist, depth, alpha, beta, ply, t):
     """Fail-soft negamax with alpha-beta over the :class:`Tables` ``t``; the score is from the
-    side to move's view."""
+    side to move's view (``generate_moves`` / ``play`` / ``unplay`` in place), with
+
+    - a transposition table in preallocated arrays indexed by the low bits of the engine's
+      Zobrist hash (mixed with the last-moved tile and the game type, which the hash omits and
+      move legality depends on), storing key, depth, score, bound flag and best move;
+    - move ordering: TT move, then two killer moves per ply, then a static Hive order (moves that
+      add a neighbour to the enemy Queen, moves that free a neighbour of our own Queen, Queen
+      moves) plus a history table; a little seeded noise at the root breaks ties between equal
+      moves so that games differ;
+    - terminal scores ``+-(WIN_SCORE - ply)``: a faster win (and a slower loss) scores higher, so a
+      win in one is always played and a threat of one is parried whenever possible;
+    - a forced move (a lone legal move, usually a pass) extends the search by one ply.
+    """
     stats, killers, history = t.stats, t.killers, t.history
     stats[S_NODES] += 1
     if stats[S_NODES] >= stats[S_LIMIT] or stats[S_STOP]:
@@ -339,6 +325,11 @@ class AlphaBeta:
                time_s: float | None = None) -> AlphaBetaResult:
         """Best move of a position in progress within a depth and/or time limit.
 
+        The exact one-move checks of ``hive_env.tactics`` at the root hold at any depth and under
+        any time limit: a win in one is played at once, a lone move that does not let the
+        opponent win at once is played at once, and a depth-1 or cut search that picked a move
+        after which the opponent wins at once is overruled (the best other move by one-ply score).
+
         Args:
             board, hist: the position (copied; the caller's arrays are not touched).
             depth: deepest depth to search; None = until time runs out (or MAX_PLY).
@@ -398,7 +389,17 @@ class AlphaBeta:
 
     def _deepen(self, board: np.ndarray, hist: np.ndarray, legal: np.ndarray, max_depth: int,
                 start: float, deadline: float | None) -> tuple[AlphaBetaResult, int]:
-        """The iterative-deepening loop: (best result, nodes searched)."""
+        """The iterative-deepening loop: (best result, nodes searched).
+
+        Numba code cannot read a clock, so Python runs this loop and :meth:`search` arms a timer
+        thread that raises, at the deadline, a stop flag the kernel reads at every node
+        (``search_depth`` releases the GIL to let the timer run). The loop starts the next depth
+        while time is left: an aborted depth keeps the best root move among the root moves it
+        finished, and the previous depth's best is searched first, so the deeper search can only
+        replace it by a move it found better (stopping at a depth predicted not to fit left a
+        third of the time unused). Each depth also gets a node budget, :data:`NODE_SLACK` times
+        what the measured speed (nodes per second, :func:`_speed_sample`) predicts for the time
+        left, a backstop should the timer be late."""
         stats = self.tables.stats
         best = AlphaBetaResult(int(legal[0]), 0, 0, 0, 0.0)
         nodes_total = 0
@@ -432,8 +433,11 @@ class AlphaBeta:
 
 
 def _speed_sample(nodes: int, seconds: float, aborted: bool) -> bool:
-    """Whether one depth's ``nodes`` in ``seconds`` measure the search speed (module docstring):
-    a depth cut by its node budget, or a finished one of at least ``NPS_MIN_NODES`` in 10 ms."""
+    """Whether one depth's ``nodes`` in ``seconds`` measure the search speed: a depth cut by its
+    node budget (the kernel ran flat out), or a finished one of at least ``NPS_MIN_NODES`` in
+    10 ms. A few nodes in a long time (a first call that loads the compiled kernels) would
+    otherwise set the speed so low that every later budget stays too small to measure it again:
+    depth 1 in a millisecond a move, whatever the time given."""
     if seconds <= 0:
         return False
     return aborted or (nodes >= NPS_MIN_NODES and seconds > 0.01)

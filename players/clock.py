@@ -1,22 +1,12 @@
 """Game clocks: base time plus an increment a move, and the time manager that shares them out.
 
 A clock control ``BASE+INC`` (seconds: ``60+1``, ``300``, ``0.5+0.1``) gives each side ``BASE``
-seconds for the whole game and adds ``INC`` after each of its moves, the way tournaments and
-boardspace.net play. :class:`GameClock` keeps both sides' time; :func:`move_share` is the time
-manager: how many of the seconds left one move may take. The arena gives each move of a clock
-game that share as its time budget (an external engine gets it as ``bestmove``'s time) and
-charges the side what its move really took; a side whose clock falls below zero loses on time.
+seconds for the whole game and adds ``INC`` after each of its moves. :class:`GameClock` keeps both
+sides' time; :func:`move_share` is the time manager (how many of the seconds left one move may
+take) and :func:`move_allowance` the most a hard move may take. The arena and hive-web give each
+move that share as its budget and charge the side what its move really took.
 
-The share: the time left (less :data:`RESERVE_S`) over :data:`MOVES_TO_GO`, plus the increment,
-never more than :data:`MAX_FRACTION` of what is left, so a player that spends its whole share
-(ours spend ``TIME_SHARE`` of it) never runs its clock out: after each move at least
-``1 - MAX_FRACTION`` of the usable time stays. With ``60+1``: 3.4 s for the first move, settling
-near the increment in long games.
-
-The allowance (:func:`move_allowance`): the most a move the player finds hard may take,
-:data:`HARD_FACTOR` shares, under the same ``MAX_FRACTION`` cap; the arena gives it beside the
-share (``Budget.max_time_s``). A player that spends it on hard moves spends less on the later
-ones (each share is computed from the time then left), the time of easy moves going to hard ones.
+See docs/arena.md (clocks).
 """
 
 from __future__ import annotations
@@ -73,8 +63,12 @@ class ClockControl:
 
 
 def move_share(remaining_s: float, increment_s: float = 0.0) -> float:
-    """The seconds one move may take with ``remaining_s`` on the clock (module docstring): 0 when
-    the clock has run out."""
+    """The seconds one move may take with ``remaining_s`` on the clock: 0 when the clock has run
+    out. The time left (less :data:`RESERVE_S`) over :data:`MOVES_TO_GO`, plus the increment,
+    never more than :data:`MAX_FRACTION` of what is left, so a player that spends its whole share
+    (ours spend ``TIME_SHARE`` of it) never runs its clock out: after each move at least
+    ``1 - MAX_FRACTION`` of the usable time stays. With ``60+1``: 3.4 s for the first move,
+    settling near the increment in long games."""
     if remaining_s <= 0:
         return 0.0
     usable = max(remaining_s - RESERVE_S, 0.0)
@@ -84,7 +78,10 @@ def move_share(remaining_s: float, increment_s: float = 0.0) -> float:
 
 def move_allowance(remaining_s: float, increment_s: float = 0.0) -> float:
     """The most seconds one move the player finds hard may take: :data:`HARD_FACTOR` times the
-    share, never more than :data:`MAX_FRACTION` of the usable time left (nor less than the share)."""
+    share, never more than :data:`MAX_FRACTION` of the usable time left (nor less than the share).
+    The arena gives it beside the share (``Budget.max_time_s``). A player that spends it on hard
+    moves spends less on the later ones (each share is computed from the time then left), the
+    time of easy moves going to hard ones."""
     share = move_share(remaining_s, increment_s)
     usable = max(remaining_s - RESERVE_S, 0.0)
     return max(share, min(HARD_FACTOR * share, MAX_FRACTION * usable))

@@ -1,22 +1,12 @@
 """A hand-written Hive evaluation, compiled: the leaf score of ``alphabeta`` and ``greedy``.
 
-The score is an int from the side to move's view (positive = good for the player to move),
-the sum of one term per colour, own minus enemy::
+The score (:func:`evaluate`) is an int from the side to move's view, the sum of one term per
+colour, own minus enemy: pressure on the Queens, mobile tiles by bug, pinned and covered tiles,
+tiles in reserve, and the tempo; each weight is a named module constant. Weights live in one
+``[N_WEIGHTS] int32`` array (:func:`make_weights`) that kernels take as an argument, so they can be
+tuned without recompiling and no kernel reads a global setting.
 
-    - QUEEN_PRESSURE[k]   for a Queen with k occupied neighbours (k = 0..5; 6 is a loss)
-    + MOBILE_BY_BUG[bug]  per tile that can move now (uncovered, not pinned, can slide/jump)
-    - PINNED              per ground tile that the one-hive rule pins
-    - COVERED             per tile under a beetle (or mosquito), QUEEN_COVERED more for a Queen
-    + RESERVE             per tile still in reserve (placements are options)
-    + TEMPO               for being the side to move
-
-Pressure grows faster than linearly: the fifth neighbour of a Queen is worth far more
-than the first, because it makes the surround one move away. Mobility counts tiles, not
-moves (an ant's 40 destinations are one option, not 40), which is cheap and keeps ants
-from dominating the sum. Terminal positions are scored by the search, not here.
-
-Weights live in one ``[N_WEIGHTS] int32`` array (``make_weights``) that kernels take as an
-argument, so they can be tuned without recompiling and no kernel reads a global setting.
+See docs/players.md (the heuristic).
 """
 
 from __future__ import annotations
@@ -146,7 +136,20 @@ def _colour_term(board: np.ndarray, colour: int, pinned: np.ndarray, weights: np
 
 @njit(cache=True)
 def evaluate(board: np.ndarray, weights: np.ndarray) -> int:
-    """Heuristic score of a position in progress, from the side to move's view.
+    """Heuristic score of a position in progress, from the side to move's view: per colour, own
+    minus enemy::
+
+        - QUEEN_PRESSURE[k]   for a Queen with k occupied neighbours (k = 0..5; 6 is a loss)
+        + MOBILE_BY_BUG[bug]  per tile that can move now (uncovered, not pinned, can slide/jump)
+        - PINNED              per ground tile that the one-hive rule pins
+        - COVERED             per tile under a beetle (or mosquito), QUEEN_COVERED more for a Queen
+        + RESERVE             per tile still in reserve (placements are options)
+        + TEMPO               for being the side to move
+
+    Pressure grows faster than linearly: the fifth neighbour of a Queen is worth far more than
+    the first, because it makes the surround one move away. Mobility counts tiles, not moves (an
+    ant's 40 destinations are one option, not 40), which is cheap and keeps ants from dominating
+    the sum. Terminal positions are scored by the search, not here.
 
     Args:
         board: [BOARD_SIZE] int16 board (read only; briefly modified and restored).

@@ -1,33 +1,11 @@
 """Playing levels of the ``alphazero`` player: ``alphazero:level=N``, N from 1 (near random) to 10
-(the full player), one table for every tool (``hive-play --level``, hive-uhp's ``Level`` option,
-hive-web's level selector, ``scripts/calibrate_levels.py``).
+(the full player), one table for every tool (hive-play, hive-uhp, hive-web, calibrate_levels).
 
-A level is the network's search with three knobs (:class:`Level`):
+A level is the network's search with three knobs (:class:`Level`): its budget, its softening (a
+move drawn among the likeliest) and whether it keeps the exact tactics. This module imports no
+torch and no search code, so the registry, hive-uhp and hive-web read the table without a network.
 
-- **the budget**: simulations a move (levels 1-9, machine-independent and reproducible by seed),
-  or a time (level 10: :data:`TOP_LEVEL_SECONDS` a move, the player at its strength);
-- **the softening**: the move is drawn among the ``top_k`` likeliest moves, ranked by the
-  network's prior (``sample="prior"``, levels 1-4: the search's one simulation does not rank
-  them) or by the search's visits (``"visits"``), with probability proportional to
-  ``weight ** (1 / temperature)``; ``top_k=1`` plays the search's own choice;
-- **the exact tactics** (``tactics``, levels :data:`TACTICS_FROM`-10): a root the search proves
-  won or lost is played as the search plays it (a win in one at once, the fastest proven win,
-  the slowest loss), and a move proven lost (one after which the opponent wins at once) is never
-  drawn while another exists. So from level 4 up a level never misses a win in one and never lets
-  one through. Below, the draw may miss either, but only ever among the network's likeliest
-  moves: no level plays a move a person would see as silly, just weaker ones.
-
-The draws use the player's seed (and the position), so a game between seeded players replays
-move for move at levels 1-9 (level 10 searches a time: its simulations depend on the machine).
-
-The numbers space the levels about evenly in Elo: near random, then less and less softening on
-the network's policy alone (levels 1-4), then simulations growing three- to fourfold a level
-(5-9), each step worth about 150-300 Elo. They were retuned from a first calibration (level 5, 8
-simulations drawn between the search's two best, rated no higher than level 4; levels 1 and 2
-were 480 Elo apart); ``scripts/calibrate_levels.py`` measures them (docs/players.md, "Levels").
-
-This module imports no torch and no search code: the registry, hive-uhp and hive-web read the
-table without loading a network.
+See docs/players.md (levels: the table, its calibration and the figures).
 """
 
 from __future__ import annotations
@@ -57,7 +35,10 @@ class Level:
             the root) or ``"visits"`` (the search's visit counts).
         top_k: moves drawn from (the ``top_k`` best by ``sample``); 1: the search's own choice.
         temperature: the draw's probabilities are ``weight ** (1 / temperature)``, normalised.
-        tactics: keep the exact tactics (module docstring).
+        tactics: keep the exact tactics (levels :data:`TACTICS_FROM`-10): a root the search
+            proves won or lost is played as the search plays it (a win in one at once, the
+            fastest proven win, the slowest loss), and a move proven lost (one after which the
+            opponent wins at once) is never drawn while another exists.
     """
 
     number: int

@@ -1,36 +1,12 @@
-"""Players built from spec strings, the same everywhere (arena, ``hive-uhp``, ``hive-play``)::
+"""Players built from spec strings, the same everywhere (arena, ``hive-uhp``, ``hive-play``).
 
-    kind[:key=value[,key=value]...]
+A spec is ``kind[:key=value[,key=value]...]`` (``random``, ``greedy``, ``alphabeta:depth=4``,
+``uhp:cmd=...``, ``alphazero:level=3``; ``name=`` names any player): :func:`make_player` builds
+one, :func:`short_name` names it for tables, :func:`register_player` adds a kind. Each kind's
+factory is named ``"module:function"`` and imported only when a spec of that kind is built, so
+this package never imports torch or the search.
 
-    random                      uniform over legal moves (seeded)
-    greedy                      one ply with the heuristic, ties broken at random (seeded)
-    alphabeta                   alpha-beta search, default depth 3
-    alphabeta:depth=4           ... to depth 4
-    alphabeta:time=0.5          ... iterative deepening for 0.5 s per move
-    uhp:cmd=/path/to/engine     an external UHP engine (default 1 s per move)
-    uhp:cmd=mzinga,depth=2      ... asked for ``bestmove depth 2``
-    alphazero                   the network shipped with the package guiding tree search
-    alphazero:ckpt=PATH,sims=N  ... a checkpoint of yours (``search.alphazero_player``)
-    alphazero:time=1            ... searching 1 s a move (in an arena: overrides ``--time``)
-    alphazero:level=3           ... at level 3 of 10 (``players.levels``; bare ``alphazero``: level 10)
-    uhp:cmd=nokamute,threads=1  ... with one search thread (UHP ``options set NumThreads 1``)
-    alphabeta:depth=4,name=ab4  any kind: ``name=`` is the player's short name
-
-**Names.** ``name=`` (every kind) names the player in tables, plots and progress text; it is
-not passed to the factory as an option. Without it, :func:`short_name` makes one: the spec
-itself for short specs, ``az@1200`` for ``alphazero:ckpt=.../ckpt_00001200.pt``, ``az@best``,
-``az@final``, ``uhp:mzinga`` for an engine command. :func:`short_names` names the players of one
-arena, never giving two different specs the same name (it adds details, else uses the spec).
-
-A value may contain commas and spaces (a command line), as long as no comma in it is
-followed by ``word=``. Each kind's factory is named by ``"module:function"`` and imported
-only when a spec of that kind is built, so this package never imports torch or the search.
-
-**Your own players.** :func:`register_player` adds a kind (``register_player("hugger",
-"mypkg.players:make_hugger", {"depth": positive_int})``): its specs then work everywhere a spec
-does, worker processes included (they import the module of the player's class, where the kind
-is registered). The arena also takes a :class:`Player` object beside specs, named by
-:func:`player_label` (its ``name``, else its class name) and played in the arena's process.
+See docs/players.md (players) and docs/extension.md (your own players).
 """
 
 from __future__ import annotations
@@ -190,7 +166,8 @@ def accepts_option(spec: str, key: str) -> bool:
 
 
 NAME_KEY = "name"
-"""The spec key every kind accepts: the player's short name (module docstring)."""
+"""The spec key every kind accepts: the player's short name in tables, plots and progress text
+(:func:`short_name`); it is not passed to the factory as an option."""
 
 
 def _resolve(spec: str) -> tuple[str, _Kind, dict[str, str], dict[str, Any]]:
@@ -245,7 +222,10 @@ def player_label(player: str | Player) -> str:
 
 
 def make_player(spec: str, seed: int = 0) -> Player:
-    """Build a player from a spec string (see the module docstring).
+    """Build a player from a spec string (docs/players.md: the table of kinds).
+
+    A value may contain commas and spaces (a command line), as long as no comma in it is
+    followed by ``word=``.
 
     Args:
         spec: e.g. ``"alphabeta:depth=3"``.

@@ -1,35 +1,12 @@
 """An external Universal Hive Protocol engine (Mzinga, nokamute, our ``hive-uhp``) as a player.
 
-The engine runs as a subprocess speaking UHP on its stdin/stdout, and keeps its game between
-moves, as it does under a GUI: ``choose`` sends ``newgame <GameString>`` only for the first move
-of a game (or when the engine's game cannot be brought in step otherwise), and after that the
-moves it does not have yet, one ``play MOVE`` each, with ``undo N`` first where our game went
-back (:meth:`UhpPlayer.sync`). So the engine keeps its search state (its transposition table,
-what it learnt on earlier moves) and does not rebuild it at every move. Every reply is checked:
-it must name the game type, state and turn the game has after that command; a reply out of step,
-or a ``play``/``undo`` the engine refuses, is answered with one resync (``newgame`` with the
-whole GameString, :attr:`UhpPlayer.resyncs` counts them), and an engine still out of step then
-has lost sync (:class:`UhpEngineError`). Then ``bestmove depth N`` or ``bestmove time
-hh:mm:ss``, and the answer must be a legal move of our game. UHP times are whole seconds, so a
-time with a fraction (an equal-time match at 0.2 s a move) is first asked as ``bestmove seconds
-0.200``, nokamute's sub-second extension; an engine that refuses it gets ``bestmove time``
-rounded up to whole seconds from then on (:attr:`UhpPlayer.subsecond` says which; the arena's
-records show the time each move really took).
+The engine runs as a subprocess speaking UHP on its stdin/stdout and keeps its game between
+moves, as under a GUI (:meth:`UhpPlayer.sync`: ``newgame`` once, then ``play``/``undo``, one
+resync when out of step), so it keeps its search state. Every reply is checked, and the engine is
+untrusted: a dead, stuck or babbling engine raises :class:`UhpEngineError` instead of hanging the
+caller, and is killed. Sub-second times go as ``bestmove seconds`` where the engine takes it.
 
-**Options.** ``options`` is asked once at start-up (an engine that refuses it has none);
-:meth:`UhpPlayer.set_option` sets one the engine lists (``options set Name Value``, the reply
-checked), and refuses in one line one it does not list. The spec's ``threads=N`` and
-``table_mib=M`` set ``NumThreads`` and ``TableSizeMiB`` (nokamute's and Mzinga's names);
-:attr:`UhpPlayer.threads` is the engine's ``NumThreads`` (None where it lists none).
-
-The engine is untrusted: a reader thread feeds its output (bytes, decoded as UTF-8 with
-replacement characters) to a bounded queue; a whole reply must arrive before a deadline and
-within :data:`MAX_REPLY_LINES` lines of at most :data:`MAX_LINE_BYTES` bytes, so a dead,
-stuck or babbling engine raises :class:`UhpEngineError` instead of hanging the caller. After
-such a failure the engine is killed (its output can no longer be trusted to be in step).
-Engine output quoted in errors is clipped (:data:`QUOTE_CHARS` per line, the last
-:data:`STDERR_LINES` lines of stderr). On Linux an engine started from the main thread gets
-``PR_SET_PDEATHSIG`` = SIGKILL, so it dies with the process that started it, however that ends.
+See docs/players.md (players: ``uhp:cmd=``).
 """
 
 from __future__ import annotations
@@ -128,6 +105,14 @@ def _die_with_parent() -> Callable[[], None] | None:
 
 class UhpPlayer:
     """A UHP engine subprocess as a :class:`~players.base.Player`.
+
+    ``options`` is asked once at start-up (an engine that refuses it has none); :meth:`set_option`
+    sets one the engine lists and refuses in one line one it does not. A reader thread feeds the
+    engine's output (bytes, decoded as UTF-8 with replacement characters) to a bounded queue; a
+    whole reply must arrive before a deadline and within :data:`MAX_REPLY_LINES` lines of at most
+    :data:`MAX_LINE_BYTES` bytes. After such a failure the engine is killed (its output can no
+    longer be trusted to be in step). On Linux an engine started from the main thread gets
+    ``PR_SET_PDEATHSIG`` = SIGKILL, so it dies with the process that started it.
 
     Args:
         cmd: the engine's command line, or an argv list. A string is split by
@@ -337,9 +322,12 @@ class UhpPlayer:
 
     # ----- the Player interface ------------------------------------------------------------------
     def sync(self, game: Game) -> None:
-        """Bring the engine's game in step with ``game`` (module docstring): the new moves as
-        ``play``, ``undo`` first where ``game`` went back, ``newgame`` at a game's start or to
-        resync; every reply checked.
+        """Bring the engine's game in step with ``game``: the new moves as ``play``, ``undo``
+        first where ``game`` went back, ``newgame <GameString>`` at a game's start or to resync.
+        Every reply must name the game type, state and turn the game has after that command; a
+        reply out of step, or a ``play``/``undo`` the engine refuses, is answered with one resync
+        (``newgame`` with the whole GameString, counted in :attr:`resyncs`), and an engine still
+        out of step then has lost sync (:class:`UhpEngineError`).
 
         Raises:
             ValueError: ``game`` has no GameString (a set-up position).

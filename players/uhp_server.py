@@ -1,43 +1,12 @@
 """The UHP engine behind ``hive-uhp``: one line of the Universal Hive Protocol in, reply lines out.
 
-``UhpEngine.handle(line)`` never raises for anything a user can type; the stdin/stdout loop
-is ``scripts/uhp_engine.py``.
+``UhpEngine.handle(line)`` never raises for anything a user can type: every reply ends with
+``ok``, a refused move is ``invalidmove <reason>``, any other failure ``err <message>`` (at most
+:data:`MAX_REPLY` characters). Its options (``Player``, ``MaxDepth``, ``MaxTime``, ``Seed``,
+``Leaves``, ``Level``) are listed in Mzinga's format. The stdin/stdout loop is
+``scripts/uhp_engine.py``; :func:`read_lines` never keeps a line longer than :data:`MAX_LINE`.
 
-Commands (docs/rules.md): ``info``, ``newgame [GameType|GameString]``, ``play MoveString``,
-``pass``, ``validmoves``, ``bestmove [time hh:mm:ss | seconds S | depth N]``, ``undo [N]``,
-``options [get Name | set Name Value]``, ``exit``. Every reply ends with ``ok``; a refused
-move is ``invalidmove <reason>``, any other failure ``err <message>``. Empty lines are
-ignored (no reply, as Mzinga does). End of input or ``exit`` ends with status 0.
-
-Options (``Name;Type;Value;Default;Min;Max`` for numbers, ``Name;enum;Value;Default;Choice...``
-for enums, Mzinga's format)::
-
-    Player    enum    which player answers bestmove (default: the strongest, alphazero: the
-                      network shipped for the game's type, at level 10, 1 s a move)
-    MaxDepth  int     depth of a bare ``bestmove`` (0 = the player's default budget)
-    MaxTime   double  seconds any search without a time limit may take at most (a bare
-                      ``bestmove``, ``bestmove depth N``), so no command thinks forever;
-                      0.01 to 86400 (a day), default 60; 0 is refused: there is no
-                      "no cap", since ``MaxDepth 60`` with no cap searched without end.
-                      Only a cap: the player still searches its own budget (a bare
-                      ``bestmove``: its ``default_budget``, e.g. the ``sims`` of an
-                      ``alphazero`` spec) and stops early when time is up.
-    Seed      int     seeds the player's random choices
-    Leaves    int     leaves per network call of an ``alphazero`` player (its ``leaves=``;
-                      0 = the spec's own or the default); other players ignore it
-    Level     int     the ``alphazero`` player's level, 1 (near random) to 10 (the full player,
-                      1 s a move; ``players.levels``), in place of the spec's ``sims=``/``time=``;
-                      0 = the spec's own (a bare ``alphazero``: level 10); other players ignore it
-
-``bestmove seconds S`` (S a decimal number of seconds, as nokamute takes it) is a time
-budget finer than ``time hh:mm:ss``; either is at most a day.
-
-Hostile input: a reply quotes at most :data:`~hive_env.errors.QUOTE_CHARS` characters of a bad
-argument (``hive_env.errors.quoted``) and an ``err`` line is at most :data:`MAX_REPLY`
-characters. :func:`read_lines` reads stdin in chunks and never keeps a line longer than
-:data:`MAX_LINE` characters: such a line is answered ``err line too long ...`` and ``ok``.
-
-``--player SPEC`` on the command line sets any player spec (``alphabeta:time=2``, ``uhp:...``).
+See docs/players.md (``hive-uhp``) and docs/rules.md (the protocol).
 """
 
 from __future__ import annotations

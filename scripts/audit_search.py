@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m scripts.audit_search",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--game-types", nargs="+", default=["Base", "Base+MLP"])
-    parser.add_argument("--games", type=int, default=8, help="games per batch (default 8)")
-    parser.add_argument("--sims", type=int, default=64, help="simulations per search (default 64)")
-    parser.add_argument("--moves", type=int, default=40, help="batched moves per case (default 40)")
+    parser.add_argument("--games", type=int, default=8, help="games per batch (default %(default)s)")
+    parser.add_argument("--sims", type=int, default=64, help="simulations per search (default %(default)s)")
+    parser.add_argument("--moves", type=int, default=40, help="batched moves per case (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)

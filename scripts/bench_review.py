@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--plies", type=int, default=60)
     parser.add_argument("--sims", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backend", default="auto", help="inference backend (default auto)")
+    parser.add_argument("--backend", default="auto", help="inference backend (default %(default)s)")
     args = parser.parse_args(argv)
     import numba
     import torch

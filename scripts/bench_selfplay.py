@@ -1,23 +1,12 @@
 """Self-play benchmark: positions per second of one self-play worker, as the cpu preset runs it.
 
-``python -m scripts.bench_selfplay [--seconds 60] [--games 64] [--sims 32] [--size tiny] [--compile]
-[--inference auto numba constant] [--ply-cap 120] [--seed 0] [--device cpu] [--game-type Base]
-[--gumbel] [--json OUT]``
+One worker's loop on one core (``SelfPlay.step`` over ``--games`` concurrent games, the cpu
+preset's search, a fresh network of ``--size``; 3 untimed warm-up moves), for each
+``--inference`` backend in one run (the first the baseline of the ratios; ``constant``, a network
+that costs nothing, gives the CPU-side ceiling). It uses only ``SelfPlay``'s public API, so the
+same file measures older commits too (before/after in one run). ``--json`` writes the rows.
 
-One worker's loop on one core (torch and numba at one thread, as ``training.worker`` sets them):
-``SelfPlay.step`` (search, move, replay trace) over ``--games`` concurrent Base games with the
-cpu preset's search settings (PUCT, root noise, ``--sims`` simulations), on a freshly
-initialised network of ``--size``. A warm-up of 3 moves (compiling) is not timed; then moves are
-played for ``--seconds`` and the positions (moves played, every game) per second reported, with
-the share of the search's time in the network, after a line naming the CPU (model and the flags
-that matter to the network's precisions). ``--inference`` takes several backends, measured
-one after another in the same run (the first is the baseline of the ratios); ``constant`` is a
-network that costs nothing (uniform priors, value 0: ``search.network.uniform_evaluate``), so
-its row is the CPU-side ceiling of self-play: tree, encoder and game loop alone. It uses only
-``SelfPlay``'s public API, so the same file measures older commits too (copy it into a checkout of
-one: before/after in one run). ``--device cuda`` runs the network on the GPU (bf16 autocast, as
-the workers of the gpu preset; the search stays on one core): ``scripts/gpu_check.sh`` reports
-these figures there. ``--json`` writes the rows.
+See docs/search.md (benchmarks) and docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -31,11 +20,11 @@ import time
 import numba
 import torch
 
+from hive_zero.machine import cpu_line
 from models.gnn import build_model
 from search.mcts import SearchConfig
 from search.network import make_evaluator, pick_device, uniform_evaluate
 from search.packednet import flags_found
-from training.model_card import machine
 from training.selfplay import SelfPlay, SelfPlayConfig
 
 
@@ -89,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)
-    cpu = f"{machine().removesuffix(', no GPU used')}; {flags_found()}"
+    cpu = f"{cpu_line()}; {flags_found()}"
     print(f"machine: {cpu}")
     rows = [(name, *measure(name, args)) for name in args.inference]
     base = rows[0][2]

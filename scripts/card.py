@@ -1,19 +1,11 @@
 """Redraw a shipped network's card with new results: matches, a ladder, levels.
 
-    python -m scripts.card --game-type TYPE [--matches GAUNTLET_DIR ...] [--levels LEVELS_JSON]
-        [--ladder LADDER_DIR] [--equal-time LADDER_DIR]
+The network itself is untouched: its card (``models/shipped/<type>.card.json`` and the Markdown
+drawn from it) gets the sections given (:func:`sections`), each built from results as
+``scripts/ship.py`` builds them (``arena.ladder_card``), never typed by hand. The results must be
+of the card's game type.
 
-The network itself is untouched: its card (``models/shipped/<type>.card.json`` and the
-Markdown drawn from it) gets the sections given, each built from results as
-``scripts/ship.py`` builds them (``arena.ladder_card``), never typed by hand:
-
-- ``--matches``: equal-time gauntlets of this network against other engines (``hive-arena
-  gauntlet ... --time S``), the card's "Equal time" section (one row per opponent and time);
-- ``--equal-time``: an equal-time ladder instead (the same section);
-- ``--levels``: a levels' calibration (``scripts/calibrate_levels.py``'s ``levels.json``);
-- ``--ladder``: the ladder (``hive-arena ladder``).
-
-The results must be of the card's game type.
+See docs/search.md (the shipped networks).
 """
 
 from __future__ import annotations
@@ -29,7 +21,14 @@ from training.model_card import write_card
 
 
 def sections(args: argparse.Namespace, game_type: str) -> dict:
-    """The card sections the arguments name, each checked to be of ``game_type``."""
+    """The card sections the arguments name, each checked to be of ``game_type``:
+
+    - ``--matches``: equal-time gauntlets of this network against other engines (``hive-arena
+      gauntlet ... --time S``), the card's "Equal time" section (one row per opponent and time);
+    - ``--equal-time``: an equal-time ladder instead (the same section);
+    - ``--levels``: a levels' calibration (``scripts/calibrate_levels.py``'s ``levels.json``);
+    - ``--ladder``: the ladder (``hive-arena ladder``).
+    """
     out = {}
     if args.ladder:
         out["ladder"] = ladder_section(args.ladder)

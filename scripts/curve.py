@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 from hive_zero import version_line
-from hive_zero.run_layout import CHECKPOINTS, RunLayout
 from scripts.perft import OneLineParser
 from training.curve import CurveSettings
 
@@ -28,18 +27,18 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, CurveSetting
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run directories (one curve each)")
     p.add_argument("--out", required=True, help="where the curve's games and files go")
     p.add_argument("--games", type=int, default=DEFAULTS.games,
-                   help=f"games a rung and checkpoint, even (default {DEFAULTS.games})")
+                   help="games a rung and checkpoint, even (default %(default)s)")
     p.add_argument("--sims", type=int, default=DEFAULTS.sims,
-                   help=f"the checkpoints' simulations a move (default {DEFAULTS.sims})")
+                   help="the checkpoints' simulations a move (default %(default)s)")
     p.add_argument("--depths", type=int, nargs="+", default=list(DEFAULTS.depths), metavar="D",
                    help=f"the alphabeta rungs, 2 among them (default {' '.join(map(str, DEFAULTS.depths))})")
     p.add_argument("--nokamute-time", type=float, default=DEFAULTS.nokamute_time,
-                   help=f"nokamute's seconds a move, 0 to leave it out (default {DEFAULTS.nokamute_time:g})")
+                   help="nokamute's seconds a move, 0 to leave it out (default %(default)s)")
     p.add_argument("--points", type=int, default=DEFAULTS.points,
-                   help=f"checkpoints a run at most (default {DEFAULTS.points})")
+                   help="checkpoints a run at most (default %(default)s)")
     p.add_argument("--device", default=DEFAULTS.device,
-                   help=f"the checkpoints' device (default {DEFAULTS.device})")
-    p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+                   help="the checkpoints' device (default %(default)s)")
+    p.add_argument("--workers", type=int, default=1, help="processes playing games (default %(default)s)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     try:
@@ -49,9 +48,6 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, CurveSetting
         p.error(str(e))
     if args.workers < 1:
         p.error("--workers must be >= 1")
-    for run in args.runs:
-        if not RunLayout(Path(run)).checkpoints.is_dir():
-            p.error(f"{run} holds no {CHECKPOINTS}/ (is it a training run directory?)")
     return args, settings
 
 

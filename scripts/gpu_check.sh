@@ -5,7 +5,7 @@
 #   bash scripts/gpu_check.sh [REPORT.json]        # default ./gpu_check.json
 #
 # On a fresh clone it runs `make setup` first (timed; the Makefile picks PyPI's CUDA torch when
-# nvidia-smi exists), then the steps of scripts/gpu_check.py, each with its own timeout so one
+# nvidia-smi exists), then the steps of training/gpu_check.py, each with its own timeout so one
 # hang cannot eat the budget (a failed step is recorded with its log's tail and the next runs):
 #   inference  python -m scripts.bench_inference: eager and compile on CUDA, tiny/small/default, B 64 256 1024
 #   search     python -m scripts.bench_search --device cuda --sizes tiny default --batches 64 256 1024
@@ -60,6 +60,6 @@ setup_s=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - 
 echo "gpu_check: make setup: exit $setup_rc in $setup_s s"
 
 python=.venv/bin/python
-[[ -x $python ]] || python=python3  # the report is still written (scripts/gpu_check.py needs only the stdlib)
+[[ -x $python ]] || python=python3  # the report is still written (training/gpu_check.py: stdlib only)
 exec "$python" -m scripts.gpu_check --out "$out" --work "$work" --device "$device" --started "$started" \
   --budget "${GPU_CHECK_BUDGET_S:-470}" --setup-rc "$setup_rc" --setup-seconds "$setup_s"

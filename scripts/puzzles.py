@@ -1,18 +1,12 @@
 """Build and check hive-web's puzzle files (``web.puzzles`` says what a puzzle is).
 
-``python -m scripts.puzzles build RECORDS... --game-type Base --out web/data/puzzles_base.json
-[--suite tests/data/tactics.txt] [--network shipped:Base] [--max-per-kind 40] [--seed 0]`` replays
-every game of the records (any format ``hive_env.records`` reads: arena ``games.jsonl``, files of
-one UHP GameString a line such as self-play's records, Mzinga PGN, boardspace SGF) and takes the
-positions of the tactics suite files (``--suite``, any number), keeps those of the game type, each
-once, and lets the exact solver find the puzzle in each (win in one, win in two, the only defence:
-``web.puzzles.solve``). The network (default: the shipped one of the game type) rates each by its
-prior; when a kind has more than ``--max-per-kind`` puzzles, a seeded sample of that many is kept.
-The file lists them easiest first; the same inputs give the same file (``web.puzzles.build``).
+``build`` replays game records (any format ``hive_env.records`` reads) and tactics suite files
+(``--suite``), keeps the positions of the game type, each once, lets the exact solver find the
+puzzle in each, rates it by the network's prior and writes a seeded sample, easiest first (the
+same inputs give the same file: ``web.puzzles.build``). ``check`` re-solves every puzzle of the
+files (default: the shipped ones) and exits 1 if anything is wrong.
 
-``python -m scripts.puzzles check [FILE...]`` re-solves every puzzle of the files (default: the
-shipped ones) with the exact solver, prints what is wrong and the counts per kind and difficulty,
-and exits 1 if anything is wrong.
+See docs/web.md (puzzles).
 """
 
 from __future__ import annotations

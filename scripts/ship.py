@@ -1,19 +1,11 @@
 """Ship a trained network with the package (``models/shipped``: one per game type) and its card.
 
-    python -m scripts.ship --run-dir RUN --ladder LADDER_DIR [--vs-shipped MATCH_DIR]
-        [--equal-time LADDER_DIR] [--ckpt PATH] [--game-type TYPE] [--name NAME]
+The checkpoint (default ``RUN/checkpoints/final.pt``) is copied, weights and lineage only, to the
+file of its game type; a network already shipped for that type is replaced only by one that beat
+it head to head (``--vs-shipped``; ``arena.head_to_head``). The card is built from the run
+directory, the lineage, that match and the ladder, never typed by hand (``training.model_card``).
 
-The checkpoint (default ``RUN/checkpoints/final.pt``) is copied with its weights, model config,
-encoding version, step and lineage only (no optimiser, no replay bookkeeping: a few hundred KB)
-to the file of its game type (``models.shipped.NETWORKS``; the type is the run's
-``env.game_type`` unless given). A network already shipped for that type is replaced only by a
-candidate that beat it head to head (``arena.head_to_head``: an SPRT that accepted H1, or at
-least 200 games won on points, 64 simulations a move, openings random:4): ``--vs-shipped`` names
-that match's results directory; without it, ship refuses and prints the command that plays it.
-The card is built from the run directory, the checkpoint's lineage, that match and the ladder
-results, never typed by hand (``training.model_card``, ``arena.ladder_card``). The new network
-is staged beside the old one and takes its place after its card is written: a ship stopped on
-the way leaves the old network in place, and the same command ships again.
+See docs/search.md (the shipped networks).
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """``hive-show``: draw a game record (a GameString, or a file holding one) at a ply, as text or a PNG.
 
-    hive-show game.txt                       # the final position, as text
-    hive-show game.txt --ply 6               # after the first 6 plies
     hive-show game.txt --ply -2 --png b.png  # two plies before the end, also as a PNG
     hive-show games.jsonl --game 3           # the third game of a file of many
-    hive-show "Base;InProgress;White[2];wS1;bS1 wS1-"
 
-A record is a UHP GameString, a file of them (``hive-play --out``, self-play's games), an arena
-``games.jsonl``, a Mzinga PGN or a boardspace SGF, read by ``hive_env.records`` (as
-``hive-analyse`` reads them); ``--game N`` picks the N-th game of a file (default the first),
-and an N past the end is refused, naming how many games the file holds. The PNG marks the last
-move (an outline on the moved tile's cell, a faint hexagon where it came from) and is sized to
-the hive (``hive_env.display.plot``).
+A record is anything ``hive_env.records`` reads (as ``hive-analyse`` reads them); the PNG marks
+the last move and is sized to the hive (``hive_env.display.plot``).
+
+See docs/players.md (``hive-show``).
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """The tactics suite: exact one- and two-move tactics taken from real game records, and a scorer.
 
-``python -m scripts.tactics_suite make RECORDS... --out tests/data/tactics.txt [--max-per-kind N]
-[--seed S]`` reads game records (arena ``games.jsonl`` files, or text files of one UHP GameString
-a line such as self-play's game records) and writes every exact tactic in them (``win1``,
-``defend``, ``win2``; ``arena.tactics_suite`` says what each is), one
-``kind<TAB>GameString<TAB>solutions`` line each, at most ``--max-per-kind`` per kind and game type.
+``make`` writes every exact tactic of game records (``win1``, ``defend``, ``win2``:
+``arena.tactics_suite`` says what each is) to a suite file; ``selfplay`` writes the records of a
+network's self-play games (``training.selfplay_records``), input for ``make``; ``score`` prints,
+per kind, how many positions each player solves, with the seconds a move.
 
-``python -m scripts.tactics_suite selfplay --out GAMES.txt [--ckpt CKPT] [--games 16] [--sims 64]
-[--game-type Base] [--seed S]`` writes the records of self-play games of a network (the shipped one by
-default; ``training.selfplay_records``), one GameString a line: self-play records for ``make``.
-
-``python -m scripts.tactics_suite score PLAYER... [--suite tests/data/tactics.txt] [--seed S]``
-lets each player (a spec of ``players.registry``, e.g. ``alphazero:sims=64``) choose a move in
-every position and prints, per kind, how many it solved, with the seconds a move.
+See docs/search.md (exact tactics in the tree).
 """
 
 from __future__ import annotations

@@ -78,20 +78,21 @@ def check(args: argparse.Namespace) -> str | None:
     from web.settings import WebSettings
 
     app = [(flag, name) for flag, name, _ in CAPS if _settings(name) is WebSettings]
+    server = [(flag, name) for flag, name, _ in CAPS if _settings(name) is ServerLimits]
     groups = ([("--port", PORT, args.port)] + _bounds(args, [(flag, name) for flag, name, _ in BASICS]),
               _bounds(args, [(f, n) for f, n in app if field_type(WebSettings, n) is int]),
-              _bounds(args, [(f, n) for f, n in app if field_type(WebSettings, n) is not int]))
+              _bounds(args, [(f, n) for f, n in app if field_type(WebSettings, n) is not int]),
+              _bounds(args, server))
     for group in groups:
         if any(not bound.holds(value) for _, bound, value in group):
             return ranges_line([(flag, bound) for flag, bound, _ in group])
-    return settings_of(args, ServerLimits).check()
+    return None
 
 
 def _bounds(args: argparse.Namespace, options: list[tuple[str, str]]) -> list[tuple[str, Bound, Any]]:
-    """(flag, its field's range, its value) of options that set ``web.WebSettings`` fields."""
-    from web.settings import WebSettings
-
-    return [(flag, bound_of(WebSettings, name), getattr(args, name)) for flag, name in options]
+    """(flag, its field's range, its value) of options that set ``web.WebSettings`` or
+    ``web.ServerLimits`` fields."""
+    return [(flag, bound_of(_settings(name), name), getattr(args, name)) for flag, name in options]
 
 
 def settings_of(args: argparse.Namespace, cls: type) -> Any:

@@ -1,28 +1,13 @@
 """Batched AlphaZero tree search and the bridge to the network.
 
-- ``mcts``: :class:`BatchedMCTS`, the driver (PUCT or a Gumbel root) and :class:`SearchConfig`
-- ``tree``: the trees as one struct of arrays (``Tree``), sentinels, allocation and growth
-- ``kernels``: compiled select and expand/backup, one per-game body, serial and parallel wrappers
-- ``root_policy``: the root policy interface (``RootPolicy``, ``RootState``): how a root explores,
-  spends its simulations and picks a move
-- ``root_puct``: the PUCT root (Dirichlet noise, visit shares, most visited or sampled move)
-- ``root_gumbel``: the Gumbel root (candidates, sequential halving, improved policy)
-- ``gumbel``: Gumbel root math: halving schedule, completed Q, sigma, improved policy
-- ``leaves``: leaf positions, the only door into ``hive_env`` (replay, encoding, terminal values)
-- ``cache``: network outputs by position, bounded, in flat arrays (transpositions skip the network)
-- ``step``: the search step's compiled leaf pass (cache hits served, misses gathered and scattered)
-- ``roots``: every root's exact checks, statistics and tree reuse, one compiled call for all games
-- ``network``: numpy observations -> an inference backend -> priors and values (``make_evaluator``)
-- ``inputs``: the observation arrays the network reads, trimmed to the batch, as tensors
-- ``fastnet``: the numba inference backend (the network's forward pass on exported weights)
-- ``onnx_backend``: the ONNX Runtime inference backend (optional dependency)
-- ``checkpoint``: the checkpoint file (model + config + encoding), saved and loaded verified
-- ``alphazero_player``: a checkpoint + search as a player (the ``alphazero`` spec kind)
-- ``evaluation``: ``Network.load(path | "shipped").evaluate(game)``: win/draw/loss and move priors
-- ``review``: a whole game reviewed (every position searched, every move judged)
+Modules: ``mcts`` (the driver, :class:`SearchConfig`), ``tree``, ``kernels``, ``step``, ``cache``,
+``roots``, ``root_policy``/``root_puct``/``root_gumbel``, ``gumbel``, ``leaves``, ``network``,
+``inputs``, ``packednet``/``fastnet``/``onnx_backend``, ``checkpoint``, ``alphazero_player``,
+``evaluation``, ``review``, ``bench_inference``/``bench_search`` (benchmarks). ``from search import
+Network, Evaluation, EvaluationError`` imports ``search.evaluation`` on first use (it imports
+torch; the tree search does not, and stays light).
 
-``from search import Network, Evaluation, EvaluationError`` imports ``search.evaluation`` on first
-use (it imports torch; the tree search, ``search.mcts``, does not, and stays light to import).
+See docs/layout.md (what each module holds) and docs/search.md.
 """
 
 from __future__ import annotations

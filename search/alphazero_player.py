@@ -78,7 +78,8 @@ C_PUCT = SearchConfig.c_puct
 """The exploration constant at play: the search's own default (``search.mcts.SearchConfig``)."""
 DEFAULT_LEAVES = 4
 """Leaves per network call at play (``leaves=``): chosen by an equal-time match (0.25 s a move,
-20 games a pairing: leaves 4 scored 72.5% against 1 and 52.5% against 8; docs/strength.md)."""
+20 games a pairing: leaves 4 scored 72.5% against 1 and 52.5% against 8; docs/strength.md,
+"Throughput of the packed network")."""
 CHUNK_SIMS = 16
 """Simulations of each consecutive Gumbel search under a time budget."""
 TIME_SHARE = 0.9

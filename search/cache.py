@@ -1,30 +1,12 @@
 """A bounded cache of network outputs by position, for the search, in flat arrays.
 
-In Hive many move orders reach the same position (placements transpose), and a search that
-is cut into parts, or a kept tree's root, meets positions it has already evaluated. The
-network's output is a function of the board alone (``hive_env.encode`` reads nothing else), so
-:class:`EvalCache` keeps, for up to ``capacity`` positions, each one's legal moves, their action
-ids and logits, and its value, keyed by :func:`board_keys`: a 64-bit hash of the whole board but
-its top-tile table (which the pieces' positions and stacking determine): every piece's hex,
-level and the piece under it, the ply, the last moved piece (the Pillbug's rule depends on it),
-the status, the game type and the ply cap. Two boards share a key only by a 64-bit hash collision.
+In Hive many move orders reach the same position (placements transpose), and a search cut into
+parts, or a kept tree's root, meets positions it has already evaluated. The network's output is
+a function of the board alone, so :class:`EvalCache` keeps, for up to ``capacity`` positions,
+each one's legal moves, their action ids and logits, and its value, keyed by :func:`board_key`;
+a leaf it holds is not even encoded (``search.step``). Bounded, oldest first; capacity 0 is off.
 
-Layout (a :class:`CacheTable`, compiled lookups and stores, no Python object per entry):
-
-    entry ring  [C]   key, value, where its moves start in the arena, how many
-    index       [T]   open addressing (linear probing, T a power of two >= 2C): entry or -1
-    arena       [S]   the entries' moves, action ids and logits, written as a ring
-
-Bounded, oldest first: entries are written in order into the ring of ``capacity`` entries and
-their moves into the arena ring of ``capacity * ARENA_MOVES`` slots; a new entry drops the
-oldest entries while the ring is full or its moves would overwrite theirs. So the cache holds
-``capacity`` positions when they average at most ``ARENA_MOVES`` legal moves (Base ~30-60,
-Base+MLP 50-150), else fewer. The arena's pages are touched only as they fill (``np.empty``).
-Capacity 0 turns it off.
-
-A leaf the cache holds is not even encoded: its entry keeps the legal moves and action ids
-that expanding it needs, so only the misses go through the encoder and the network
-(``search.step``).
+See docs/search.md (inference at CPU speed).
 """
 
 from __future__ import annotations
@@ -53,7 +35,10 @@ hits, misses."""
 @njit(cache=True, nogil=True, inline="always")
 def board_key(board: np.ndarray) -> np.uint64:
     """The key of one board (FNV-1a over the board from ``POS``, then a splitmix64 finaliser so
-    that near boards spread)."""
+    that near boards spread): a 64-bit hash of the whole board but its top-tile table (which the
+    pieces' positions and stacking determine): every piece's hex, level and the piece under it,
+    the ply, the last moved piece (the Pillbug's rule depends on it), the status, the game type
+    and the ply cap. Two boards share a key only by a 64-bit hash collision."""
     h = _FNV_OFFSET
     for j in range(POS, BOARD_SIZE):
         h = (h ^ np.uint64(np.int64(board[j]) & 0xFFFF)) * _FNV_PRIME
@@ -75,7 +60,17 @@ def board_keys(boards: np.ndarray) -> np.ndarray:
 
 
 class CacheTable(NamedTuple):
-    """The cache's arrays (module docstring); numba takes the tuple as one argument.
+    """The cache's arrays; numba takes the tuple as one argument (no Python object per entry)::
+
+        entry ring  [C]   key, value, where its moves start in the arena, how many
+        index       [T]   open addressing (linear probing, T a power of two >= 2C): entry or -1
+        arena       [S]   the entries' moves, action ids and logits, written as a ring
+
+    Entries are written in order into the ring of ``capacity`` entries and their moves into the
+    arena ring of ``capacity * ARENA_MOVES`` slots; a new entry drops the oldest entries while the
+    ring is full or its moves would overwrite theirs. So the cache holds ``capacity`` positions
+    when they average at most ``ARENA_MOVES`` legal moves (Base ~30-60, Base+MLP 50-150), else
+    fewer. The arena's pages are touched only as they fill (``np.empty``).
 
     Fields: keys [C] uint64, values [C] float32, start [C] int64 (arena offset), count [C] int32
     (legal moves; -1: a free slot), index [T] int32, moves / actions [S] int32,
@@ -244,7 +239,7 @@ def _store_rows(table, keys, rows, logits, values, moves, actions, n_legal):
 
 
 class EvalCache:
-    """Network outputs by position (module docstring).
+    """Network outputs by position (:class:`CacheTable`).
 
     Args:
         capacity: most positions kept; 0 = no caching.

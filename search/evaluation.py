@@ -1,29 +1,12 @@
 """What a network thinks of a position, in one call: its win/draw/loss and its move priors.
 
-    from hive_env import Game
-    from search import Network
+``Network.load(path | "shipped").evaluate(game)`` gives the network's own outputs, no search
+(what OpenSpiel's AlphaZero evaluator returns as the value and the prior of a state); a search
+guided by the same network takes :attr:`Network.evaluator` (``search.review`` and hive-web's
+analysis do both). A finished game, a game of another type than the network learnt, or anything
+but a ``hive_env.Game`` is refused in one line (:class:`EvaluationError`).
 
-    network = Network.load("shipped")              # or "shipped:Base+MLP", or a checkpoint path
-    ev = network.evaluate(Game.from_string("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"))
-    ev.white, ev.draw, ev.black                    # win/draw/loss probabilities, White's view
-    ev.side_to_move, ev.wdl, ev.value, ev.score    # the side to move's view
-    ev.priors                                      # {MoveString: prior}, best first
-    network.evaluate_many(games)                   # one Evaluation a game, batched forward passes
-
-The network's own outputs, no search (what OpenSpiel's AlphaZero evaluator returns as the value
-and the prior of a state): the value head's win/draw/loss, a softmax of its logits, which are for
-the side to move; the policy's prior of each legal move, a softmax of its logits over the legal
-moves. A search guided by the same network takes :attr:`Network.evaluator`
-(``search.mcts.BatchedMCTS``; ``search.review`` and hive-web's analysis do both).
-
-Observations are those the network learnt on: a network of an older encoding gets them through
-``search.network.adapt_obs``, as in search. The forward pass is the torch model's in float32 (the
-source of truth; inference backends are tested against it).
-
-Refused in one line (:class:`EvaluationError`): a finished game (no move to weigh), a game of
-another type than the network learnt (:attr:`Network.game_type`, from the checkpoint's lineage,
-its run's config or the shipped networks' table; unknown for older checkpoints: then any type is
-evaluated), anything but a ``hive_env.Game``.
+See docs/extension.md (a position through the network).
 """
 
 from __future__ import annotations
@@ -182,7 +165,15 @@ class Network:
                                   f"use {hint}")
 
     def evaluate(self, game: Game) -> Evaluation:
-        """The network's view of ``game``'s position (module docstring); ``game`` is not changed.
+        """The network's view of ``game``'s position; ``game`` is not changed.
+
+        The value head's win/draw/loss, a softmax of its logits, which are for the side to move;
+        the policy's prior of each legal move, a softmax of its logits over the legal moves.
+        Observations are those the network learnt on (a network of an older encoding gets them
+        through ``search.network.adapt_obs``, as in search); the forward pass is the torch
+        model's in float32 (the source of truth; inference backends are tested against it).
+        Another game type is refused when :attr:`game_type` is known (from the checkpoint's
+        lineage, its run's config or the shipped networks' table); older checkpoints evaluate any.
 
         Raises:
             EvaluationError: a finished game, another game type than the network's, not a Game.

@@ -1,18 +1,12 @@
 """The numba inference backend: HiveGNN's packed forward pass, compiled, on exported weights.
 
-KataGo and Leela Chess Zero train in one framework and run inference in a backend of their
-own; this is ours for the CPU. :func:`export_weights` copies a trained :class:`models.gnn.HiveGNN`
-into flat float32 arrays (matrices ``[out, in]`` as torch keeps them), and :class:`FastNet`
-evaluates observation batches with one compiled call: no per-op dispatch, which is most of
-the torch model's time at the batch sizes of play (1-16 positions, ~170 small ops each).
+KataGo and Leela Chess Zero train in one framework and run inference in a backend of their own;
+this is ours for the CPU. :func:`export_weights` copies a trained :class:`models.gnn.HiveGNN` into
+flat float32 arrays, and :class:`FastNet` evaluates observation batches with one compiled call: no
+per-op dispatch, which is most of the torch model's time at the batch sizes of play (1-16
+positions, ~170 small ops each).
 
-It computes the function of ``HiveGNN.forward`` (the torch model stays the source of truth;
-``tests/search/test_fastnet.py`` holds the two together on real positions of all game types and every
-size): per game, over its real nodes (a prefix of the padded axis), the embedding, the
-message-passing blocks (pre-norm, adjacent and opposite neighbour pairs, the per-game context),
-the final norm, the policy MLP per legal move and the WDL head; the value returned is
-P(win) - P(loss) like ``search.network``. GELU is the exact (erf) one, with a rational erf
-approximation accurate to float32 rounding that the compiler vectorises.
+See docs/search.md (inference at CPU speed).
 """
 
 from __future__ import annotations
@@ -387,6 +381,15 @@ def forward_parallel(node_feat, neighbours, n_nodes, global_feat, legal_src, leg
 
 class FastNet:
     """``evaluate(obs) -> (logits [B, M], values [B])`` with the numba kernels.
+
+    It computes the function of ``HiveGNN.forward`` (the torch model stays the source of truth;
+    ``tests/search/test_fastnet.py`` holds the two together on real positions of all game types
+    and every size): per game, over its real nodes (a prefix of the padded axis), the embedding,
+    the message-passing blocks (pre-norm, adjacent and opposite neighbour pairs, the per-game
+    context), the final norm, the policy MLP per legal move and the WDL head; the value returned
+    is P(win) - P(loss) like ``search.network``. Matrices are ``[out, in]`` as torch keeps them.
+    GELU is the exact (erf) one, with a rational erf approximation accurate to float32 rounding
+    that the compiler vectorises.
 
     Args:
         model: the trained network; its weights are copied (:meth:`load` takes new ones).

@@ -1,17 +1,12 @@
 """Gumbel root math (Danihelka et al. 2022, "Policy improvement by planning with Gumbel").
 
-Pure numpy functions of one root's statistics (n legal actions), no tree, no engine:
-
-- sample Gumbel noise g and keep the top ``m`` actions by ``g + logits`` (:func:`top_candidates`);
-- spend the simulations by sequential halving (:func:`halving_schedule`): each phase visits
-  the remaining candidates equally, then keeps the best half by ``g + logits + sigma(q)``
-  (:func:`halve_candidates`); the move played is the best survivor;
-- the training target is the improved policy ``softmax(logits + sigma(completed q))``
-  (:func:`improved_policy`), where unvisited actions get the mixed value ``v_mix``
-  (:func:`mixed_value`, :func:`completed_q`) and ``sigma`` is the monotone transform
-  ``(c_visit + max_b N(b)) * c_scale * q`` of q normalised to [0, 1] (:func:`sigma`).
-
+Pure numpy functions of one root's statistics (n legal actions), no tree, no engine: the top
+``m`` actions by Gumbel noise plus logits (:func:`top_candidates`), sequential halving
+(:func:`halving_schedule`, :func:`halve_candidates` by ``g + logits + sigma(q)``), and the
+improved-policy training target (:func:`improved_policy`, :func:`completed_q`, :func:`sigma`).
 Values q are from the view of the player to move at the root.
+
+See docs/search.md.
 """
 
 from __future__ import annotations

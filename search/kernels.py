@@ -1,30 +1,12 @@
 """Compiled search kernels: select leaves, then expand and back up, for B trees at once.
 
-Each kernel is one per-game body (``_select_game``, ``_expand_backup_game``) and two wrappers
-that call it for every game: a serial loop and a parallel ``prange`` loop (thread start-up
-costs more than the work when there are few games, see ``PARALLEL_MIN_GAMES``). Games never
-touch each other's rows, so both wrappers give the same trees.
+Each kernel is one per-game body (:func:`_select_game`, :func:`_expand_backup_game`) and two
+wrappers that call it for every game: a serial loop and a parallel ``prange`` loop (thread
+start-up costs more than the work when there are few games, see ``PARALLEL_MIN_GAMES``). Games
+never touch each other's rows, so both wrappers give the same trees. Selection is PUCT (or the
+Gumbel root's), with virtual loss; proven values follow MCTS-Solver (Winands et al. 2008).
 
-numba note: the bodies copy the tree's array fields into locals before writing them; writes
-through a tuple field inside ``prange`` have been seen to go wrong silently
-(``tests/search/test_mcts.py`` compares batched and per-game searches to guard this).
-
-Selection (PUCT, AlphaZero): ``argmax_e  Q(e) + c_puct * P(e) * sqrt(N(parent)) / (1 + N(e))``,
-an unvisited child valued at ``Q(parent) - fpu``. Gumbel root: the remaining candidate with
-the fewest visits, which visits the candidates of a halving phase equally.
-With ``leaves_per_tree > 1`` each selected path gets a virtual loss (it looks lost to its
-choosers) until it is backed up, so that the next leaf of the step looks elsewhere.
-
-Proven values (MCTS-Solver, Winands et al. 2008). Every node and edge carries a proof code
-(``search.leaves.PROVEN_*``). A finished position is proven by its exact value; at every
-expansion the exact surround check (``scan_surrounds``) proves the moves that end the game at
-once; a node with a winning move is a proven win, a node all of whose moves are proven takes
-the best of them (a loss when all lose). A new proof is passed up the path during backup (the
-parent's edge gets the flipped code, the parent is proven again). Selection treats a proven
-node below the root like a finished one (its exact value is backed up, no network call),
-values a proven edge exactly, and never enters a proven-lost move while another exists. A
-proven root is still searched, so that its moves get the visits the targets are made from
-(its proven moves cost no network call).
+See docs/search.md (exact tactics in the tree).
 """
 
 from __future__ import annotations
@@ -129,7 +111,21 @@ def _forced_root_edge(b, first, count, node_visits, edge_child, edge_proof, cand
 
 @njit(cache=True, nogil=True)
 def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
-    """Select ``want[b]`` leaves of game b (rows ``b * L ..``); the other rows get ``LEAF_NONE``."""
+    """Select ``want[b]`` leaves of game b (rows ``b * L ..``); the other rows get ``LEAF_NONE``.
+
+    PUCT (AlphaZero): ``argmax_e  Q(e) + c_puct * P(e) * sqrt(N(parent)) / (1 + N(e))``, an
+    unvisited child valued at ``Q(parent) - fpu`` (:func:`_pick_edge`). Gumbel root: the remaining
+    candidate with the fewest visits, which visits the candidates of a halving phase equally.
+    With ``leaves_per_tree > 1`` each selected path gets a virtual loss (it looks lost to its
+    choosers) until it is backed up, so that the next leaf of the step looks elsewhere. A proven
+    node below the root is treated like a finished one (its exact value is backed up, no network
+    call). A proven root is still searched, so that its moves get the visits the targets are made
+    from (its proven moves cost no network call).
+
+    numba note: the bodies copy the tree's array fields into locals before writing them; writes
+    through a tuple field inside ``prange`` have been seen to go wrong silently
+    (``tests/search/test_mcts.py`` compares batched and per-game searches to guard this).
+    """
     roots, n_nodes = tree.roots, tree.n_nodes
     node_parent, node_first, node_count = tree.node_parent, tree.node_first, tree.node_count
     node_visits, node_wsum = tree.node_visits, tree.node_wsum
@@ -280,7 +276,14 @@ def _pass_proof_up(b, v, node_parent, node_first, node_count, node_proof, edge_c
 @njit(cache=True, nogil=True)
 def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
     """Expand game b's evaluated leaves (with the exact surround check of their moves), pass
-    new proofs up, and back up every performed simulation."""
+    new proofs up, and back up every performed simulation.
+
+    Proven values (MCTS-Solver): every node and edge carries a proof code
+    (``search.leaves.PROVEN_*``). A finished position is proven by its exact value; at every
+    expansion the exact surround check (``scan_surrounds``) proves the moves that end the game at
+    once; a node with a winning move is a proven win, a node all of whose moves are proven takes
+    the best of them (a loss when all lose). A new proof is passed up the path during backup
+    (:func:`_pass_proof_up`)."""
     roots, n_edges = tree.roots, tree.n_edges
     node_parent, node_first, node_count = tree.node_parent, tree.node_first, tree.node_count
     node_visits, node_wsum, node_proof = tree.node_visits, tree.node_wsum, tree.node_proof

@@ -1,18 +1,12 @@
 """Leaf positions: the one door of ``search/`` into the game engine (``hive_env``).
 
-The kernels rebuild a leaf's position by replaying its path from the root board with
-``play`` (re-exported here), score finished positions with ``terminal_value``, run the exact
-one-move checks of ``hive_env.tactics`` (``scan_surrounds`` at every expansion, ``scan_root``
-at the root; proof codes ``PROVEN_*``) for the solver, and the
-driver turns the leaves that need the network into one observation batch with
+The kernels rebuild a leaf's position by replaying its path from the root board with ``play``
+(re-exported here), score finished positions with ``terminal_value`` (with an adjudication
+margin, as self-play labels them: :func:`adjudicate_leaves_`), run the exact one-move checks of
+``hive_env.tactics`` for the solver, and the driver encodes the leaves that need the network with
 :class:`LeafEncoder`. Everything else in ``search/`` sees only arrays.
 
-Finished positions are valued as self-play labels them (``hive_env.outcome``): with an
-adjudication margin, a game drawn by the ply cap (not a real draw) gets the adjudicated
-result; the driver applies this to the step's terminal leaves with :func:`adjudicate_leaves_`.
-
-Leaf rows: the leaves of one search step are rows ``i = b * L + k`` of a :class:`LeafBatch`
-(game b, its k-th leaf, ``L = leaves_per_tree``); the status codes are in ``search.tree``.
+See docs/search.md and docs/layout.md (allowed imports).
 """
 
 from __future__ import annotations
@@ -60,7 +54,9 @@ __all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "POS", "PROVEN_DRAW",
 
 
 class LeafBatch(NamedTuple):
-    """The leaves selected in one search step (R = B * leaves_per_tree rows).
+    """The leaves selected in one search step (R = B * leaves_per_tree rows): row
+    ``i = b * L + k`` is game b's k-th leaf (``L = leaves_per_tree``); the status codes are in
+    ``search.tree``.
 
     Fields:
         boards: [R, BOARD_SIZE] int16 leaf positions (root board + the path's moves).
@@ -151,7 +147,8 @@ def adjudicated_value(board: np.ndarray, hist: np.ndarray, margin: int) -> float
 
 @njit(cache=True, nogil=True)
 def adjudicate_leaves_(leaves: LeafBatch, node_terminal_value: np.ndarray, margin: int) -> None:
-    """Re-value the drawn terminal leaves of a step with :func:`adjudicated_value`, in
+    """Re-value the drawn terminal leaves of a step with :func:`adjudicated_value` (a game drawn by
+    the ply cap, not a real draw, gets the adjudicated result, as self-play labels it), in
     ``leaves.value`` and in the tree (``node_terminal_value [B, N] float32``), so that later
     visits reuse it. Run between the select and the backup kernels when ``margin > 0``."""
     L = leaves.node.shape[0] // node_terminal_value.shape[0]

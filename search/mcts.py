@@ -1,47 +1,12 @@
 """Batched AlphaZero tree search (PUCT, or a Gumbel root) over many games at once.
 
-The root's exploration, simulation schedule and move choice are a root policy's
-(``search.root_policy``: ``search.root_puct`` or ``search.root_gumbel``, chosen once from the
-config); the loop below is the same for both.
+Each search step selects leaves in every tree with compiled kernels (``search.kernels``), serves
+cached ones and encodes the rest (``search.step``, ``search.cache``, ``search.leaves``), evaluates
+them in one call of the injected network, and expands and backs up with compiled kernels: no
+Python per leaf, node or game. The root's exploration, schedule and move choice are a root
+policy's (``search.root_policy``), chosen once; exact tactics (proven values) live in the tree.
 
-Each search step selects up to ``leaves_per_tree`` leaves in every tree with a compiled kernel
-(``search.kernels``), serves the new leaves the evaluation cache holds and gathers the others
-in one compiled call (``search.step``, ``search.cache``), encodes those (``search.leaves``),
-evaluates them in **one** call of the injected ``evaluate`` function, scatters the outputs back
-and expands and backs up with compiled kernels. No Python runs per leaf, node or game on this
-path; per game only at Gumbel phase ends. Each root's exact checks before a search, its
-statistics after it, and tree reuse between moves are one compiled call for all games
-(``search.roots``); per game Python only draws from its own random stream (root noise, a move
-sampled at a temperature).
-
-``evaluate(obs) -> (policy_logits [L, M] float32, values [L] float32)`` receives the
-observation dict of ``hive_env.encode`` for L leaves; values are for the side to move.
-
-Every search performs exactly its simulations per game (``SearchResult.sims_done``):
-``sims`` with PUCT, the halving schedule's total with the Gumbel root, 0 when the root is
-finished. Room is made before each kernel call (``search.tree.grow_tree``), a leaf that runs
-into a node still awaiting evaluation is selected again in the next step, and a game that
-has done its simulations selects nothing. Simulations ending in a finished position count.
-
-Finished positions are valued exactly; with ``adjudicate_margin > 0`` a game drawn by the
-ply cap is valued as self-play labels it (the adjudicated result, ``search.leaves``).
-
-Exact tactics: proven values are kept in the tree and passed up (MCTS-Solver, see
-``search.kernels``), every expansion checks which moves end the game at once, and every root
-also which moves let the opponent win at once (``scan_root``): those are proven losses, never
-entered while another move exists. A root proven won plays a win in one, else the fastest win
-the tree proves (the solver itself knows no distances); a root proven lost the slowest loss; a
-move proven lost is never chosen while another is not. ``SearchResult.proof`` and ``move_proof``
-report what was proven; the training targets are made as before (visit shares, or the Gumbel
-policy from the visited moves' mean values: a proven move's child backs up its exact value).
-
-Trees are kept between moves (tree reuse) until a tree holds ``max_nodes`` nodes; then it is
-dropped at the next move, which bounds memory (nodes, and so edges: at most M per node).
-A kept root that is already expanded is not evaluated again (PUCT; the Gumbel root needs the
-network's logits and value, which the evaluation cache then serves). Network outputs are kept
-by position in a bounded :class:`search.cache.EvalCache` (``eval_cache``): transposed move
-orders and re-searched positions skip the network. A new network (``evaluate`` set again, or
-:meth:`BatchedMCTS.clear_cache`) empties it.
+See docs/search.md.
 """
 
 from __future__ import annotations
@@ -155,11 +120,13 @@ class SearchConfig:
 
     def sims_per_search(self, n_legal: int) -> int:
         """Simulations one search performs at a root with ``n_legal`` moves (0: finished)."""
-        if n_legal <= 0:
-            return 0
-        if not self.gumbel:
-            return self.sims
-        return gumbel.halving_schedule(self.sims, min(self.gumbel_m, n_legal))[-1]
+        return self.root_policy().sims_done(self.sims, n_legal) if n_legal > 0 else 0
+
+    def root_policy(self) -> RootPolicy:
+        """The root policy (``search.root_policy``): the one place that reads ``gumbel``."""
+        if self.gumbel:
+            return GumbelRoot(self.gumbel_m, self.gumbel_c_visit, self.gumbel_c_scale)
+        return PuctRoot(self.dirichlet_alpha, self.dirichlet_eps)
 
     @functools.cached_property
     def nodes_per_search(self) -> int:
@@ -230,11 +197,40 @@ class _Search:
 class BatchedMCTS:
     """Tree search for B games of one game type, with optional tree reuse between moves.
 
+    ``evaluate(obs) -> (policy_logits [L, M] float32, values [L] float32)`` receives the
+    observation dict of ``hive_env.encode`` for L leaves; values are for the side to move. Each
+    root's exact checks before a search, its statistics after it, and tree reuse are one compiled
+    call for all games (``search.roots``); per game Python only draws from its own random stream
+    (root noise, a move sampled at a temperature), and at Gumbel phase ends.
+
+    Every search performs exactly its simulations per game (``SearchResult.sims_done``): ``sims``
+    with PUCT, the halving schedule's total with the Gumbel root, 0 when the root is finished.
+    Room is made before each kernel call (``search.tree.grow_tree``), a leaf that runs into a node
+    still awaiting evaluation is selected again in the next step, and a game that has done its
+    simulations selects nothing. Simulations ending in a finished position count; finished
+    positions are valued exactly.
+
+    Exact tactics: proven values are kept in the tree and passed up (MCTS-Solver,
+    ``search.kernels``), every expansion checks which moves end the game at once, and every root
+    also which moves let the opponent win at once (``scan_root``): those are proven losses, never
+    entered while another move exists. A root proven won plays a win in one, else the fastest win
+    the tree proves (the solver itself knows no distances); a root proven lost the slowest loss; a
+    move proven lost is never chosen while another is not. ``SearchResult.proof`` and
+    ``move_proof`` report what was proven; the training targets are made as before (visit shares,
+    or the Gumbel policy from the visited moves' mean values).
+
+    Trees are kept between moves until a tree holds ``max_nodes`` nodes; then it is dropped at the
+    next move, which bounds memory (nodes, and so edges: at most M per node). A kept root already
+    expanded is not evaluated again (PUCT; the Gumbel root needs the network's logits and value,
+    which the evaluation cache then serves). Network outputs are kept by position in a bounded
+    :class:`search.cache.EvalCache` (``eval_cache``); a new network (``evaluate`` set again, or
+    :meth:`clear_cache`) empties it.
+
     Args:
         config: search settings.
         batch: number of games B.
         expansions: game type bits of every game.
-        evaluate: the network (see the module docstring); may be replaced between searches.
+        evaluate: the network (above); may be replaced between searches.
         max_legal: M of the observations.
         adjudicate_margin: value a position drawn by the ply cap by ``hive_env.outcome.adjudicate``
             with this margin, as self-play labels capped games (``selfplay.adjudicate_margin``);
@@ -250,8 +246,7 @@ class BatchedMCTS:
         self.cache = EvalCache(config.eval_cache)
         self.evaluate = evaluate
         self.max_legal = max_legal
-        self.root: RootPolicy = GumbelRoot(config.gumbel_m, config.gumbel_c_visit, config.gumbel_c_scale) \
-            if config.gumbel else PuctRoot(config.dirichlet_alpha, config.dirichlet_eps)
+        self.root: RootPolicy = config.root_policy()
         """The root policy (``search.root_policy``), chosen here once: the search itself never
         branches on ``config.gumbel``."""
         per_search = config.nodes_per_search

@@ -79,8 +79,8 @@ PACKED_MIN_BATCH = 16
 """``packed`` (``auto`` on a CPU) runs a narrow network's (``search.packednet.NARROW_WIDTH``: the
 tiny size, the shipped networks') batches of fewer positions on numba's per-game pass: in the
 player (1 s a move, one core, shipped network) numba made 11,475 simulations/s at 4 leaves a call
-and 13,089 at 8, the packed GEMMs 9,134 and 12,219 (docs/strength.md, self-play throughput); from 16
-positions the packed GEMMs win (tiny network at 64: 2.7x numba in bf16). Wider networks run
+and 13,089 at 8, the packed GEMMs 9,134 and 12,219 (docs/strength.md, "Throughput of the packed
+network"); from 16 positions the packed GEMMs win (tiny network at 64: 2.7x numba in bf16). Wider networks run
 packed at every batch (small at batch 1: fp32 3,818 positions/s, numba 2,450)."""
 
 

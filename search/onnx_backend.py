@@ -1,19 +1,11 @@
 """The ``onnx`` inference backend: HiveGNN exported to ONNX and run by ONNX Runtime (CPU).
 
-``OnnxNet(model)(obs)`` returns what ``Evaluator._torch`` does: ``(logits [B, M] float32,
-NEG_INF past each position's legal moves; values [B] float32 = P(win) - P(loss))``.
+``OnnxNet(model)(obs)`` returns what ``Evaluator._torch`` does: ``(logits [B, M] float32, NEG_INF
+past each position's legal moves; values [B] float32 = P(win) - P(loss))``. What is exported is
+:class:`PaddedHiveGNN`, the same function over the padded batch. Optional dependency: ``pip
+install onnxruntime onnx``; nothing else imports onnxruntime.
 
-The model's own forward pass works on packed rows (``nonzero``, ``index_add_``, ``index_put``);
-the TorchScript exporter turns ``index_add_`` into a ScatterND that overwrites duplicates
-instead of adding them (wrong results), so what is exported is :class:`PaddedHiveGNN`: the
-same function over the padded batch (every node and slot up to the batch's largest, which
-``trim`` keeps small), written with ops that export exactly (Gather, masked sums, MatMul),
-reading the model's own parameters. Batch, node and move counts are dynamic axes; the value
-head's softmax is part of the graph.
-
-Optional dependency: ``pip install onnxruntime onnx``; nothing else imports onnxruntime.
-The weights are copied into the session when it is built: after ``load_state_dict`` build a
-new ``OnnxNet`` (``Evaluator.refresh`` does).
+See docs/search.md (inference at CPU speed).
 """
 
 from __future__ import annotations
@@ -47,6 +39,13 @@ _MISSING = "the onnx inference backend needs onnxruntime and onnx: pip install o
 
 class PaddedHiveGNN(nn.Module):
     """HiveGNN's function on the padded batch (the exportable form), over ``model``'s parameters.
+
+    The model's own forward pass works on packed rows (``nonzero``, ``index_add_``,
+    ``index_put``); the TorchScript exporter turns ``index_add_`` into a ScatterND that
+    overwrites duplicates instead of adding them (wrong results), so this is the same function
+    over the padded batch (every node and slot up to the batch's largest, which ``trim`` keeps
+    small), written with ops that export exactly (Gather, masked sums, MatMul). Batch, node and
+    move counts are dynamic axes; the value head's softmax is part of the graph.
 
     ``forward(node_feat, neighbours, node_mask, global_feat, legal_src, legal_dst, n_legal)``
     (the inputs in ``NETWORK_INPUTS`` order, dtypes as the encoder writes them) returns
@@ -151,6 +150,9 @@ def _example_observation(model: HiveGNN) -> dict[str, np.ndarray]:
 
 class OnnxNet:
     """``evaluate(obs) -> (logits [B, M], values [B])`` by ONNX Runtime, one intra-op thread.
+
+    The weights are copied into the session when it is built: after ``load_state_dict`` build a
+    new ``OnnxNet`` (``Evaluator.refresh`` does).
 
     Args:
         model: the torch network; its parameters are exported (copied) now.

@@ -23,7 +23,7 @@ Precisions (:data:`PRECISIONS`), chosen at run time by :func:`pick_precision`:
   batches from :data:`HALF_MIN_BATCH` positions (narrow networks) or 2 (wider); fp32 below.
 * ``int8``: dynamic quantisation of the GEMMs (per-channel int8 weights, activations quantised per
   call: fbgemm's ``linear_dynamic``). Selectable, never picked: slower than bf16 and far less
-  accurate (values off by up to 0.7, measured with self-play throughput in docs/strength.md).
+  accurate (values off by up to 0.7: docs/strength.md, "Throughput of the packed network").
 
 Norms, GELU, the residual stream, the softmax of the value head and every non-product stay in
 float32 at every precision. ``tests/search/test_packednet.py`` holds each precision to the fp32

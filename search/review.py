@@ -1,27 +1,12 @@
 """A game's review: every position searched, every move judged, the way players review theirs.
 
-    from search.review import review_game
-    review = review_game(game, network)          # network: search.Network.load(path)
-    for p in review.plies: print(p.ply, p.played, p.white_score, p.mark)
+For each position of the game, the network's win/draw/loss estimate and a search of ``sims``
+simulations; all positions are searched at once, as one batch of trees (no root noise). Each move
+(:class:`PlyReview`) gets White's expected score, the search's best move, the drop in the mover's
+expected score, a mark by that drop (:data:`THRESHOLDS`), and the exact checks' ``missed win`` /
+``allowed win``. :func:`review_game` is ``hive-analyse``'s and hive-web's review.
 
-For each position of the game (before each move, and the last one) the network's win/draw/loss
-estimate (``search.evaluation``: ``Network.evaluate_many``) and a search of ``sims`` simulations;
-all positions are searched at once, as one batch of trees (:class:`search.mcts.BatchedMCTS`, no
-root noise), so the network sees a batch of leaves per call. For each move (:class:`PlyReview`):
-
-- ``white_score``: White's expected score before the move, from the search's root value;
-- ``best`` and ``best_share``: the most visited move and its share of the root's visits;
-- ``played_rank``: the played move's rank by visits (1 = the best; ties by the network's prior);
-- ``drop``: how much the move cost the mover in expected score: the mover's score before the move
-  minus after it (the next position's search, or the exact result when the game ended), at least
-  0; 0 when the played move is the search's best (two searches disagree by noise);
-- ``mark``: by the drop (:data:`THRESHOLDS`, in expected-score points, i.e. half of lichess's
-  winning-chance thresholds of 0.1 / 0.2 / 0.3 doubled for a small network's noise): ``inaccuracy``
-  >= 0.10, ``mistake`` >= 0.20, ``blunder`` >= 0.30;
-- ``tactic``: from the exact one-move checks (``hive_env.tactics``), never from the network:
-  ``missed win`` when a move surrounding the opponent's queen existed and another was played;
-  ``allowed win`` when the played move lets the opponent win at once (or loses at once) while a
-  move that does not existed. A move with a tactic mark is a blunder whatever its drop.
+See docs/players.md (``hive-analyse``).
 """
 
 from __future__ import annotations
@@ -52,7 +37,17 @@ __all__ = ["DEFAULT_LEAVES", "DEFAULT_SIMS", "MARK_COLOURS", "THRESHOLDS", "Game
 
 @dataclass(frozen=True)
 class PlyReview:
-    """One move of the game and the position before it (module docstring)."""
+    """One move of the game and the position before it.
+
+    - ``white_score``: White's expected score before the move, from the search's root value;
+    - ``best`` and ``best_share``: the most visited move and its share of the root's visits;
+    - ``played_rank``: the played move's rank by visits (1 = the best; ties by the network's prior);
+    - ``drop``: how much the move cost the mover in expected score: the mover's score before the
+      move minus after it (the next position's search, or the exact result when the game ended),
+      at least 0; 0 when the played move is the search's best (two searches disagree by noise);
+    - ``mark``: by the drop (:func:`mark_of`);
+    - ``tactic``: from the exact one-move checks (:func:`tactic_of`), never from the network.
+    """
 
     ply: int
     mover: str
@@ -94,14 +89,20 @@ class GameReview:
 
 
 def mark_of(drop: float, tactic: str) -> str:
-    """The mark of a move that cost its mover ``drop`` (module docstring)."""
+    """The mark of a move that cost its mover ``drop``: by :data:`THRESHOLDS`, in expected-score
+    points (half of lichess's winning-chance thresholds of 0.1 / 0.2 / 0.3, doubled for a small
+    network's noise): ``inaccuracy`` >= 0.10, ``mistake`` >= 0.20, ``blunder`` >= 0.30. A move
+    with a tactic mark is a blunder whatever its drop."""
     if tactic:
         return "blunder"
     return next((name for name, at in THRESHOLDS if drop >= at), "")
 
 
 def tactic_of(game: Game, move: int) -> str:
-    """``missed win`` / ``allowed win`` / "" for ``move`` in ``game``'s position (exact checks)."""
+    """``missed win`` / ``allowed win`` / "" for ``move`` in ``game``'s position (exact checks,
+    ``hive_env.tactics``): ``missed win`` when a move surrounding the opponent's queen existed and
+    another was played; ``allowed win`` when the played move lets the opponent win at once (or
+    loses at once) while a move that does not existed."""
     moves, codes = move_proofs(game.board, game.hist)
     code = dict(zip(moves.tolist(), codes.tolist(), strict=True)).get(int(move), 0)
     if code != PROVEN_WIN and (codes == PROVEN_WIN).any():
@@ -125,7 +126,9 @@ def _positions(game: Game) -> tuple[list[Game], list[int]]:
 def review_game(game: Game, network: Network, sims: int = DEFAULT_SIMS, leaves: int = DEFAULT_LEAVES,
                 progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> GameReview:
-    """The review of ``game`` (its moves from the start; module docstring).
+    """The review of ``game`` (its moves from the start): every position's win/draw/loss
+    (``Network.evaluate_many``) and search, one batch of trees (:class:`search.mcts.BatchedMCTS`),
+    so the network sees a batch of leaves per call.
 
     Args:
         game: the game (not changed); its positions are replayed from its game type's start.

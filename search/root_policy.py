@@ -49,6 +49,10 @@ class RootPolicy(Protocol):
         ``node_count`` [B] (``UNEXPANDED`` for a root not expanded yet)."""
         ...
 
+    def sims_done(self, sims: int, n_legal: int) -> int:
+        """Simulations a search of ``sims`` performs at a root with ``n_legal >= 1`` moves."""
+        ...
+
     def begin(self, tree: Tree, roots: RootState, b: int, lost: np.ndarray, add_noise: bool,
               sims: int) -> list[int]:
         """Prepare game b's expanded root (its ``n_legal[b] > 0`` moves, ``lost`` [n] bool the

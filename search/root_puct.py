@@ -32,6 +32,10 @@ class PuctRoot:
         """Only the roots not expanded yet: a kept root already holds its priors and value."""
         return np.flatnonzero(count == UNEXPANDED)
 
+    def sims_done(self, sims: int, n_legal: int) -> int:
+        """All of them: one phase of ``sims``."""
+        return sims
+
     def begin(self, tree: Tree, roots: RootState, b: int, lost: np.ndarray, add_noise: bool,
               sims: int) -> list[int]:
         """Mix Dirichlet noise into the priors PUCT uses at game b's root (self-play, more than one

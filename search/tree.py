@@ -1,22 +1,12 @@
 """The search tree: one preallocated struct of arrays for B trees, its sentinels and its growth.
 
-Trees are stored mctx style, one row per game, never as Python node objects::
+Trees are stored mctx style, one row per game, never as Python node objects (:class:`Tree`): a
+node's children are a slice of the edge arrays holding only its legal moves. Capacity is a
+contract of the driver, not of the kernels: before each kernel call it makes room with
+:func:`grow_tree` (doubling), so that no simulation is ever dropped for lack of it; a tree kept
+for the next move is compacted to the played child's subtree (:func:`compact_tree_`).
 
-    node_*  [B, N]   node v of game b: parent, first edge, edge count, visits, value sum, ...
-    edge_*  [B, E]   edge e of game b: move, action id, prior, child node, ...
-
-A node's children are the slice ``[node_first, node_first + node_count)`` of the edge arrays
-and hold only its legal moves (Hive has tens of thousands of action ids and ~10-150 legal
-moves, so a dense [B, N, A] block would not fit). Node ``v`` and edge ``e`` are allocated by
-bumping ``n_nodes[b]`` / ``n_edges[b]``; a tree kept for the next move is compacted to the
-played child's subtree (:func:`compact_tree_`), which frees the rest.
-
-Values are from the view of the side to move at the node; a parent scores a child by
-``-node_wsum / node_visits``. Positions are not stored: a leaf's board is rebuilt by replaying
-the path from the root board (``search.kernels``).
-
-Capacity is a contract of the driver, not of the kernels: before each kernel call it makes
-room with :func:`grow_tree` (doubling), so that no simulation is ever dropped for lack of it.
+See docs/search.md.
 """
 
 from __future__ import annotations
@@ -49,7 +39,17 @@ a bug; the driver raises rather than drop the simulation."""
 
 
 class Tree(NamedTuple):
-    """B search trees (numba takes this tuple of arrays as one argument).
+    """B search trees (numba takes this tuple of arrays as one argument)::
+
+        node_*  [B, N]   node v of game b: parent, first edge, edge count, visits, value sum, ...
+        edge_*  [B, E]   edge e of game b: move, action id, prior, child node, ...
+
+    A node's children are the slice ``[node_first, node_first + node_count)`` of the edge arrays
+    and hold only its legal moves (Hive has tens of thousands of action ids and ~10-150 legal
+    moves, so a dense [B, N, A] block would not fit). Node ``v`` and edge ``e`` are allocated by
+    bumping ``n_nodes[b]`` / ``n_edges[b]``. Values are from the view of the side to move at the
+    node; a parent scores a child by ``-node_wsum / node_visits``. Positions are not stored: a
+    leaf's board is rebuilt by replaying the path from the root board (``search.kernels``).
 
     Fields (N = node capacity, E = edge capacity, both grow on demand):
         roots: [B] int32 node index of each tree's root (``ROOT`` when fresh).

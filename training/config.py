@@ -1,22 +1,12 @@
 """From the Hydra config to typed settings, with start-up checks that name the bad setting.
 
-Each config group has a dataclass, and its defaults live there and nowhere else::
+Each config group (``env``, ``model``, ``search``, ``selfplay``, ``train``, ``eval``, ``ray``) has
+a dataclass, and its defaults live there and nowhere else; :class:`RunConfig` holds them all with
+the top-level settings. :func:`register_configs` puts the defaults into Hydra's ConfigStore, so
+the yaml files hold only deltas, and :func:`run_config` checks the composed config, naming any
+unknown key or bad value in one line.
 
-    env       EnvConfig            game type and ply cap
-    model     ModelSettings        a size of models.gnn.SIZES, width/layers overrides
-    search    search.mcts.SearchConfig
-    selfplay  SelfPlaySettings     training.selfplay.SelfPlayConfig + worker processes
-    train     TrainSettings        training.trainer.TrainConfig + checkpoints kept
-    eval      EvalConfig           evaluation during and after training (training.gating)
-    ray       RayConfig            the Ray cluster of ``backend=ray`` (training.ray_selfplay)
-
-plus the top-level ``seed``, ``device``, ``compile``, ``backend``, ``name`` and ``run_dir`` of
-:class:`RunConfig`. :func:`register_configs` puts these defaults into Hydra's ConfigStore
-as ``run_defaults``, the first entry of ``configs/train.yaml``'s defaults list, so the yaml
-files hold only deltas and ``hive-train eval.games=4`` finds the key. The stored groups are
-plain dicts, not Hydra structured configs, so that OmegaConf does not coerce values (``1``
-to ``true``, ``"3"`` to ``3``) before :func:`run_config` checks them, and they are open
-(not in struct mode), so that a misspelt key reaches :func:`run_config`, which names it.
+See docs/training.md (settings and start-up errors).
 """
 
 from __future__ import annotations
@@ -292,9 +282,16 @@ TOP_LEVEL = ("seed", "device", "compile", "backend", "inference", "name", "run_d
 class RunConfig:
     """Everything a run needs, built from the Hydra config by :func:`run_config`.
 
+    Words: a ``*Config`` holds one component's settings (``SelfPlayConfig``, ``TrainConfig``,
+    ``search.mcts.SearchConfig``, ``models.gnn.ModelConfig``); a ``*Settings`` is a hive-train
+    config group that extends one with what only a run needs (``SelfPlaySettings`` adds worker
+    processes, ``TrainSettings`` kept checkpoints, ``ModelSettings`` picks a named size that
+    resolves to a ``ModelConfig``). "Evaluate" is the network's call (``search.network``);
+    judging checkpoints in the arena is gating.
+
     Args:
         run_dir: the run's directory (rerunning the same command resumes it).
-        env, search, selfplay, train, eval: the groups (see the module docstring).
+        env, search, selfplay, train, eval: the groups (:func:`register_configs`).
         model: the network's settings, resolved from the ``model`` group.
         name: the run's name (``run_dir`` defaults to ``runs/<name>``).
         seed: seeds self-play, sampling and initialisation.
@@ -354,8 +351,25 @@ def defaults() -> dict[str, Any]:
 
 
 def register_configs() -> None:
-    """Store :func:`defaults` in Hydra's ConfigStore as ``run_defaults``, with open groups
-    (see the module docstring). Call before Hydra composes ``configs/train.yaml``."""
+    """Store :func:`defaults` in Hydra's ConfigStore as ``run_defaults``, with open groups.
+    Call before Hydra composes ``configs/train.yaml``.
+
+    The groups and their dataclasses::
+
+        env       EnvConfig            game type and ply cap
+        model     ModelSettings        a size of models.gnn.SIZES, width/layers overrides
+        search    search.mcts.SearchConfig
+        selfplay  SelfPlaySettings     training.selfplay.SelfPlayConfig + worker processes
+        train     TrainSettings        training.trainer.TrainConfig + checkpoints kept
+        eval      EvalConfig           evaluation during and after training (training.gating)
+        ray       RayConfig            the Ray cluster of ``backend=ray`` (training.ray_selfplay)
+
+    plus the top-level settings of :class:`RunConfig`. ``run_defaults`` is the first entry of
+    ``configs/train.yaml``'s defaults list, so the yaml files hold only deltas and ``hive-train
+    eval.games=4`` finds the key. The stored groups are plain dicts, not Hydra structured
+    configs, so that OmegaConf does not coerce values (``1`` to ``true``, ``"3"`` to ``3``)
+    before :func:`run_config` checks them, and they are open (not in struct mode), so that a
+    misspelt key reaches :func:`run_config`, which names it."""
     from hydra.core.config_store import ConfigStore
 
     node = OmegaConf.create(defaults())

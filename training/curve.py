@@ -30,6 +30,7 @@ from arena.calibration import shipped_calibrations
 from arena.ladder import ANCHOR, ladder_config, run_ladder
 from arena.ratings import PRIOR_DRAWS, fit_elo, game_scores, tally
 from hive_env.files import write_atomic
+from hive_zero.checks import bounded, check_ranges
 from hive_zero.run_layout import CHECKPOINTS, RunLayout
 from players.engines import missing_line, nokamute_spec
 from search.checkpoint import read_checkpoint
@@ -56,23 +57,18 @@ class CurveSettings:
         device: the checkpoints' device.
     """
 
-    games: int = 10
-    sims: int = 64
+    games: int = bounded(10, ge=2, even=True, note="colours alternate in pairs")
+    sims: int = bounded(64, ge=1)
     depths: tuple[int, ...] = (1, 2, 3, 4)
-    nokamute_time: float = 0.1
-    points: int = 8
+    nokamute_time: float = bounded(0.1, ge=0.0)
+    points: int = bounded(8, ge=1)
     seed: int = 0
     device: str = "cpu"
 
     def __post_init__(self):
-        if self.games < 2 or self.games % 2:
-            raise ValueError(f"games must be even and >= 2 (colours alternate in pairs), got {self.games}")
-        if self.sims < 1 or self.points < 1:
-            raise ValueError("sims and points must be >= 1")
+        check_ranges(self)
         if 2 not in self.depths:
             raise ValueError(f"the depths must hold 2 (the anchor {ANCHOR}), got {list(self.depths)}")
-        if self.nokamute_time < 0:
-            raise ValueError(f"nokamute_time must be >= 0, got {self.nokamute_time}")
 
 
 @dataclass(frozen=True)
@@ -137,7 +133,7 @@ def run_checkpoints(run_dir: str | Path) -> list[Checkpoint]:
     layout = RunLayout(run_dir)
     store = CheckpointStore(layout.checkpoints, create=False)
     if not store.dir.is_dir():
-        raise FileNotFoundError(f"{run_dir} holds no {CHECKPOINTS}/ (is it a run directory?)")
+        raise FileNotFoundError(f"{run_dir} holds no {CHECKPOINTS}/ (is it a training run directory?)")
     paths = [store.path(step) for step in store.steps()]
     final = layout.final
     out = [_checkpoint(run_dir.name, p) for p in paths]

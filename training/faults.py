@@ -1,16 +1,12 @@
 """What a run does when its disk is full: it stops with one line naming the file and the cause.
 
-A write that finds no room (ENOSPC: no space left on the device, EDQUOT: the quota, EFBIG: the
-file size limit, ``ulimit -f``; ``hive_env.files.is_disk_full``) ends the run wherever it
-happens: in the trainer (a checkpoint, a replay shard, the ledger, an evaluation's records, the
-config, ``train.log``), in a self-play process (its shard or game records: reported to the
-trainer, :func:`report_disk_full`) or in TensorBoard's writer thread (``training.metrics``). Every
-file a later step reads is written atomically (a temp file, fsync, a rename; a failed write
-deletes its temp file) or appended a record at a time (a torn last record is dropped where it is
-read: the arena's ``games.jsonl``), so nothing half written is read, and rerunning the same
-command once there is room resumes from the last checkpoint. hive-train prints
-:func:`disk_full_line` and exits with :data:`DISK_FULL_EXIT` (docs/reliability.md lists every
-fault and what the run does).
+A write that finds no room (ENOSPC, EDQUOT, EFBIG: ``hive_env.files.is_disk_full``) ends the run
+wherever it happens: in the trainer, in a self-play process (reported to the trainer,
+:func:`report_disk_full`) or in TensorBoard's writer thread. Nothing a later step reads is ever
+half written, so rerunning the same command once there is room resumes; hive-train prints
+:func:`disk_full_line` and exits with :data:`DISK_FULL_EXIT`.
+
+See docs/reliability.md (a full disk).
 """
 
 from __future__ import annotations

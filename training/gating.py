@@ -1,51 +1,11 @@
 """Gating during and after training: arena matches of checkpoints, logged, and the choice of best.pt.
 
-Each evaluated checkpoint plays a gauntlet against fixed baselines (``eval.opponents``) and
-the previous best; scores (``eval/score_vs_<opponent>``, ``eval/score_vs_best``) with their 95%
-intervals (``_lo``, ``_hi``) and game counts (``eval/games_vs_<opponent>``), and the checkpoint's
-Elo (anchored on ``random`` when it plays: ``eval/elo_vs_random``, ``_lo``, ``_hi``) go to
-TensorBoard at the checkpoint's step once its evaluation is decided (with ``eval/promoted``), so
-an evaluation finished after a restart is logged once. The final match logs the same under
-``final/`` at the final step, when it plays its games. ``best.pt`` is
-chosen by the arena (:func:`promote`): with ``gating: none`` it follows the newest evaluated
-checkpoint; with ``score`` a checkpoint replaces it after scoring at least ``gate_score`` against
-it in that gauntlet; with ``sprt`` after an SPRT (H0 ``eval.sprt_elo0``, H1 ``eval.sprt_elo1``, at
-most ``sprt_max_games``) accepts it as stronger. An unreadable ``best.pt`` counts as absent (one
-warning): the next evaluated checkpoint becomes best. With ``eval.ladder`` the baselines also
-include the ladder's opponents (``arena.ladder``: random, greedy, alphabeta at each of
-``eval.ladder_depths``), and the checkpoint's Elo relative to alphabeta:depth=2 (``random`` when
-depth 2 is left out) goes to ``eval/ladder_elo`` with its 95% interval (``eval/ladder_elo_lo``,
-``eval/ladder_elo_hi``) and to ``ladder.json`` in the results directory. With
-``eval.nokamute_time`` nokamute (where found) is one more baseline (``eval/score_vs_nokamute``).
+Each evaluated checkpoint plays a gauntlet against fixed baselines (``eval.opponents``, the
+ladder's rungs, nokamute) and the previous best; its scores and Elo go to TensorBoard once decided,
+and :func:`promote` chooses ``best.pt`` (``eval.gating``). Each evaluation is tied to the
+checkpoint's content in ``eval/ledger.json``, so a killed process loses none (:class:`Gatekeeper`).
 
-Crash safety. An evaluation is tied to the checkpoint's content, never to its step alone::
-
-    run_dir/eval/
-      ledger.json                         every evaluation: step, checkpoint hash, state, rival, results
-      ledger.json.sha256                  the SHA-256 of ledger.json (and of the one it replaced)
-      frozen/ckpt_<step>_<hash>.pt        copies of checkpoints due an evaluation (and of the
-      frozen/best_<hash>.pt               best.pt they play), deleted once it is done
-      step_<step>_<hash>_<settings>/      the arena's results (gate_... for an SPRT, final_... for
-                                          the final match); <settings> hashes the arena's settings
-        evaluation.json                   the record of the decided evaluation: its ledger entry
-                                          (``seq``: the order decided; ``sha256``): write_record
-
-A published checkpoint due an evaluation (every ``eval.every``-th by step) is registered in the
-ledger (``due``) and frozen; its rival (the best.pt of that moment) is recorded when it starts
-(``started``); after the gating decision and the atomic copy to ``best.pt`` it is ``done``. A
-process killed at any point leaves a ledger that :meth:`Gatekeeper.catch_up` finishes at the next
-start, before training on: the arena resumes its results directory (``games.jsonl``), and the
-gating decision is taken again against the recorded rival. A re-trained step has another hash,
-so it gets its own directory and never reuses the old games.
-
-Damaged files (docs/reliability.md). An unreadable ``ledger.json``, or one whose checksum fails
-(a flipped digit), is moved aside (``ledger.json.damaged``) and restored from the run directory
-with one warning (:meth:`Gatekeeper._restore_ledger`): every evaluation from the record in its
-results directory, in the order decided, the frozen checkpoints not decided as due again, and
-best.pt as the last promoted evaluation; the results directories without a whole record are
-named (runs from before the records: best.pt alone is recorded, as the old rebuild did). A
-results directory the arena refuses (a damaged record or ``config.json``) is moved aside
-(``<dir>.damaged``, one warning) and its games are played again.
+See docs/training.md (evaluations survive crashes) and docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -428,9 +388,35 @@ def gauntlet_line(stats: dict[str, PairingStats], ladder: LadderResult | None) -
 
 
 class Gatekeeper:
-    """Evaluates a run's published checkpoints in the arena and keeps best.pt (see the module
-    docstring). ``executor`` plays the arena's games (None: in this process or a process pool;
-    the caller passes ``training.ray_backend.ray_executor`` for ``backend=ray``)."""
+    """Evaluates a run's published checkpoints in the arena and keeps best.pt (docs/training.md).
+    ``executor`` plays the arena's games (None: in this process or a process pool; the caller
+    passes ``training.ray_backend.ray_executor`` for ``backend=ray``).
+
+    An evaluation is tied to the checkpoint's content, never to its step alone::
+
+        run_dir/eval/
+          ledger.json                     every evaluation: step, checkpoint hash, state, rival, results
+          ledger.json.sha256              the SHA-256 of ledger.json (and of the one it replaced)
+          frozen/ckpt_<step>_<hash>.pt    copies of checkpoints due an evaluation (and of the
+          frozen/best_<hash>.pt           best.pt they play), deleted once it is done
+          step_<step>_<hash>_<settings>/  the arena's results (gate_... for an SPRT, final_... for
+                                          the final match); <settings> hashes the arena's settings
+            evaluation.json               the record of the decided evaluation: its ledger entry
+                                          (``seq``: the order decided; ``sha256``): write_record
+
+    A published checkpoint due an evaluation (every ``eval.every``-th by step) is registered in
+    the ledger (``due``) and frozen; its rival (the best.pt of that moment) is recorded when it
+    starts (``started``); after the gating decision and the atomic copy to ``best.pt`` it is
+    ``done``. A process killed at any point leaves a ledger that :meth:`catch_up` finishes at the
+    next start: the arena resumes its results directory (``games.jsonl``), and the decision is
+    taken again against the recorded rival. A re-trained step has another hash, so it gets its own
+    directory and never reuses the old games. An unreadable ``best.pt`` counts as absent (one
+    warning): the next evaluated checkpoint becomes best. A damaged ledger is restored from the
+    records of the results directories (:meth:`_restore_ledger`); a results directory the arena
+    refuses is moved aside (``<dir>.damaged``, one warning) and its games are played again.
+    Scores, Elo and ``promoted`` are logged at the checkpoint's step once its evaluation is
+    decided, so one finished after a restart is logged once; the final match logs the same under
+    ``final/``."""
 
     def __init__(self, cfg: RunConfig, log: Log = print, executor: Executor | None = None):
         self.cfg = cfg

@@ -1,24 +1,12 @@
 """A run that starts from another network (``train.init_from``) and the lineage it carries on.
 
-``train.init_from`` names the parent: a checkpoint path, or ``shipped`` (the network shipped for
-the run's game type) or ``shipped:GAME_TYPE``. The run's network takes the parent's width,
-depth and auxiliary head wherever the command line does not set them (:func:`adopt_parent_size`:
-``hive-train experiment=smoke train.init_from=shipped`` fine-tunes the shipped network whatever
-size the preset names). A run directory without checkpoints of its own
-then starts from the parent's weights (and, with ``train.init_optimizer``, its optimiser's
-state) with a new step counter, a fresh replay store and a learning-rate warm restart (the
-warm-up and the schedule start again). A parent of another shape than the command sets, or of
-another encoding, is refused in one line before anything is written. Once the run has
-checkpoints, they are what it resumes from.
+``train.init_from`` names the parent: a checkpoint path, ``shipped`` or ``shipped:GAME_TYPE``.
+The run takes the parent's size where the command line does not set it (:func:`adopt_parent_size`)
+and its weights, with a new step counter, a fresh replay store and a learning-rate warm restart.
+Every checkpoint carries ``lineage``: its game type and ply cap, the parent, and the totals over
+the whole line of networks (steps, self-play positions, training and evaluation minutes).
 
-Every checkpoint the run writes carries ``lineage``: its game type and training ply cap, the
-parent (file, SHA-256, step) and the totals over the whole line of networks (steps, self-play
-positions, training and evaluation minutes), the parent's own totals plus this run's. A
-checkpoint without one (trained before lineages existed, or shipped so) counts as a root: its
-steps and, where its model card says them, its minutes; the positions it does not record are
-marked unknown (None) in the totals. A parent of an older encoding that this code adapts to
-(``hive_env.encode.ADAPTED_VERSIONS``) is taken: the run's network is this encoding's, and
-fine-tuning relearns what changed.
+See docs/training.md (carrying on from a released network).
 """
 
 from __future__ import annotations

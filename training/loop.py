@@ -3,17 +3,8 @@
     from training.loop import train, compose_config
     result = train(compose_config(["experiment=smoke", "run_dir=/tmp/smoke"]))
 
-Checks the settings (:func:`prepare`: :func:`training.config.run_config`, for an existing run
-directory the changes since its last start (training.resume), and the network it starts from
-(``train.init_from``, training.lineage)) before writing anything; saves the
-resolved config beside the run's outputs; trains (training.run) with evaluation of
-checkpoints and gating (training.gating); saves ``final.pt`` and plays the final match
-(its report returned, its scores logged under ``final/``) and, with ``eval.final_ladder``,
-the final ladder (``<run_dir>/ladder/ladder.json``). Rerunning with the same run
-directory resumes. The command line (scripts/train.py) adds Hydra's command-line parsing and
-logging, signal handling, the messages of a user error and the words on the final match; before
-Hydra creates anything, :func:`check_command_line` answers ``--help`` and runs every start-up
-check, so that a bad setting leaves no run directory behind.
+The command line (training.cli) adds Hydra's parsing and logging, signals and error messages;
+:func:`check_command_line` checks every setting before Hydra creates anything. See docs/training.md.
 """
 
 from __future__ import annotations
@@ -138,8 +129,16 @@ def check_sweep(overrides: Sequence[str]) -> None:
 
 
 def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResult:
-    """Run (or resume) the training job of ``cfg`` (module docstring). ``log`` takes the run's
-    lines (the default prints them above a progress bar).
+    """Run (or resume) the training job of ``cfg``. ``log`` takes the run's lines (the default
+    prints them above a progress bar).
+
+    Checks the settings (:func:`prepare`: :func:`training.config.run_config`, for an existing
+    run directory the changes since its last start (training.resume), and the network it starts
+    from (``train.init_from``, training.lineage)) before writing anything; saves the resolved
+    config beside the run's outputs; trains (training.run) with evaluation of checkpoints and
+    gating (training.gating); saves ``final.pt`` and plays the final match (its report returned,
+    its scores logged under ``final/``) and, with ``eval.final_ladder``, the final ladder
+    (``<run_dir>/ladder/ladder.json``). Rerunning with the same run directory resumes.
 
     Raises:
         training.config.ConfigError: a bad setting, or a change a resumed run cannot take;

@@ -2,22 +2,11 @@
 evaluation scores) and its progress report for a person (:class:`Progress`: a bar on a terminal,
 plain lines in a log).
 
-What ``run_dir/tb`` holds, by tag (one point per step; a resumed run purges what the stopped
-process logged after its last checkpoint, so no step appears twice):
+``run_dir/tb`` holds ``config`` and the HParams dashboard, ``train/*``, ``selfplay/*``, ``eval/*``,
+``final/*``, ``clock/*`` and ``time/*``; a resumed run purges what the stopped process logged
+after its last checkpoint. A full disk under the event file stops the run as any full disk does.
 
-- ``config`` (text) and the HParams dashboard: the resolved config, at the step each process
-  starts from (a resume with changed settings shows them at its step).
-- ``train/*`` every step: the losses, policy entropy, value accuracy, gradient norm, learning rate.
-- ``selfplay/*`` at every checkpoint (:meth:`Metrics.log_selfplay`).
-- ``eval/*`` at every evaluated checkpoint and ``final/*`` at the final match
-  (training.gating): each opponent's score with its games and 95% interval, Elo, promotion.
-- ``clock/*``: the evaluation's ladder Elo and score against nokamute again, with the run's clock in
-  seconds (training plus evaluation) as the step: the strength curve by wall clock.
-- ``time/*`` at every checkpoint: training, evaluation and total minutes.
-
-A full disk under the event file (the writer's thread finds it; the next call here raises it,
-an OSError naming the event file) stops the run as any full disk does (training.faults): events
-are the run's record of itself, and the next checkpoint would find no room either.
+See docs/training.md (what TensorBoard shows) and docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -65,7 +54,12 @@ def flat_settings(tree: Any, prefix: str = "") -> dict[str, Any]:
 
 
 class Metrics:
-    """Scalars of a run under ``run_dir/tb`` (module docstring).
+    """Scalars of a run under ``run_dir/tb`` (docs/training.md lists the tags).
+
+    A full disk under the event file (the writer's thread finds it; the next call here raises
+    it, an OSError naming the event file) stops the run as any full disk does
+    (training.faults): events are the run's record of itself, and the next checkpoint would
+    find no room either.
 
     Args:
         directory: the event files' directory.

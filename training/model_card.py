@@ -10,8 +10,6 @@ the weights and writes both.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import re
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 
 import hive_zero
 from hive_env.files import write_atomic
+from hive_zero.machine import machine
 from hive_zero.run_layout import SWEEP_FILE, RunLayout
 
 _LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
@@ -63,27 +62,6 @@ def as_typed(override: str) -> str:
     if sep and key.lstrip("+~") == "run_dir" and Path(value).is_absolute():
         return f"{key}=runs/{Path(value).name}"
     return override
-
-
-def machine(device: str | None = "cpu") -> str:
-    """This machine's cores and CPU model, and the device that trained the network (its lineage's
-    ``device``: ``cpu`` is "no GPU used"; None, a network from before lineages recorded it:
-    "device not recorded")."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    if device is None:
-        used = "device not recorded"
-    elif device == "cpu":
-        used = "no GPU used"
-    else:
-        used = f"trained on {device}"
-    return f"{os.cpu_count()} cores, {cpu}, {used}"
 
 
 def model_card(name: str, checkpoint: Path, step: int | None, model_config: dict[str, Any],

@@ -1,18 +1,11 @@
 """hive-train's command-line overrides before a run starts: checked, composed, explained.
 
-- :func:`check_overrides`: every ``KEY=VALUE`` must name a setting (training.config) and every
-  ``GROUP=OPTION`` an option of a config group (``configs/<group>/<option>.yaml``); otherwise one
-  :class:`~training.config.ConfigError` line names the key or group, its choices and the
-  closest valid names (``difflib``): ``unknown setting trian.lr: did you mean train.lr? (known:
-  ...)``, ``experiment=smok: experiment has no option 'smok'; did you mean smoke? (choices: cpu,
-  cpu_long, gpu, smoke)``. Hydra's own keys (``hydra.*``, ``hydra/...``) pass unchecked.
-- :func:`compose_config`: the config Hydra composes from ``configs/train.yaml`` for the
-  overrides, with any Hydra error as one ConfigError line (Hydra's own messages run over
-  several lines).
-- :func:`settings_help`: ``hive-train --help``: the config groups and their options, then every
-  setting as ``group.key``, its value for this command line and the first sentence of its
-  documentation, read from the ``Args:`` sections of the dataclasses' docstrings
-  (:func:`field_docs`), where each setting's default and documentation live.
+:func:`check_overrides` names an unknown key or option in one line, with the closest valid ones;
+:func:`compose_config` composes the config as Hydra would, any Hydra error as one line;
+:func:`settings_help` is ``hive-train --help``: the config groups, their options, and every setting
+with its value and the first sentence of its documentation (:func:`field_docs`).
+
+See docs/training.md (settings and start-up errors).
 """
 
 from __future__ import annotations
@@ -97,7 +90,14 @@ def check_option(group: str, option: str, groups: dict[str, list[str]]) -> None:
 
 def check_overrides(overrides: Sequence[str]) -> None:
     """Raise :class:`ConfigError` for the first override that Hydra cannot parse, that names no
-    setting, or that picks no option of a config group (module docstring)."""
+    setting, or that picks no option of a config group.
+
+    Every ``KEY=VALUE`` must name a setting (training.config) and every ``GROUP=OPTION`` an option
+    of a config group (``configs/<group>/<option>.yaml``); otherwise one line names the key or
+    group, its choices and the closest valid names (``difflib``): ``unknown setting trian.lr: did
+    you mean train.lr? (known: ...)``, ``experiment=smok: experiment has no option 'smok'; did you
+    mean smoke? (choices: cpu, cpu_long, gpu, smoke)``. Hydra's own keys (``hydra.*``,
+    ``hydra/...``) pass unchecked."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
@@ -202,8 +202,11 @@ def _shown(value: Any) -> str:
 
 
 def settings_help(overrides: Sequence[str] = ()) -> str:
-    """The text of ``hive-train --help`` for a command line's ``overrides`` (module docstring):
-    the values shown are the ones the run would use.
+    """The text of ``hive-train --help`` for a command line's ``overrides``: the config groups and
+    their options, then every setting as ``group.key``, its value for this command line (the one
+    the run would use) and the first sentence of its documentation, read from the ``Args:``
+    sections of the dataclasses' docstrings (:func:`field_docs`), where each setting's default
+    and documentation live.
 
     Raises:
         ConfigError: as :func:`compose_config`.

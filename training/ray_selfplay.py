@@ -1,36 +1,12 @@
 """Self-play on a Ray cluster (``backend=ray``): actors play, the driver keeps the run directory.
 
-::
+No filesystem is shared: the driver puts each published checkpoint's weights into Ray's object
+store once, each :class:`SelfPlayActor` fetches them when their step is new to it and returns
+finished shards, and a collector thread in the driver (:class:`RaySelfPlay`) writes them as the
+local backend does. Ray is imported only by the ``training.ray_*`` modules, and those only under
+``backend=ray``; evaluation games as Ray tasks are in ``training.ray_arena``.
 
-    driver (hive-train: trainer, the run directory; evaluation games go out as Ray tasks)
-      | ray.put(weights) of each published checkpoint ------>  SelfPlayActor x selfplay.workers
-      | <------ one finished shard per call (Samples, per-game stats, GameStrings), or nothing
-      v
-    ReplayStore.write_shard / append_games: the same atomic shards as the local backend
-
-No filesystem is shared. The driver puts the weights of every checkpoint it publishes into Ray's
-object store once; each call to an actor carries a reference to the newest ones and its step, and
-an actor fetches them only when the step is new to it. An actor plays at most
-:data:`training.worker.POLL_MOVES` batched moves per call (a local worker polls the checkpoint store as often)
-and returns a shard as soon as ``selfplay.shard_games`` games have finished. A collector thread in
-the driver keeps one call in flight per actor and writes each returned shard through
-:class:`training.replay.ReplayStore`, which numbers it after the worker's last one: the driver is
-the only writer, every call's result is handled once (and a shard already written, by node, process
-and batch number, is ignored), so a shard can be neither lost once delivered nor written twice. The
-run directory is the local backend's (``shard_<worker>_<seq>.npz``, ``games_<worker>.txt``); each
-shard's stats add where it was played (``node_id``, ``host``, ``actor_pid``, ``actor_batch``).
-
-Faults. An actor that dies (its process or its node) loses the games it was playing, never a
-half-written shard; Ray restarts it up to ``ray.max_restarts`` times, the driver logs the death
-and the restart and goes on (it stops with an error only when every actor is gone for good). Killing
-the driver ends the run like the local backend's trainer: rerunning the command resumes it from the
-run directory. Nodes: an actor whose resources are not free yet stays pending and starts as soon as a
-node with them joins (so ``selfplay.workers`` may exceed today's cluster), and an actor restarted
-after its node died goes wherever its resources are. More actors than configured need a restart of
-the driver with a larger ``selfplay.workers`` (allowed on resume).
-
-Ray is imported only by the ``training.ray_*`` modules, and those only under ``backend=ray``;
-evaluation games as Ray tasks are in training.ray_arena.
+See docs/ray.md.
 """
 
 from __future__ import annotations
@@ -125,7 +101,25 @@ class SelfPlayActor:
 
 # ----- the driver side ---------------------------------------------------------------------------
 class RaySelfPlay:
-    """The actors of a run and the driver's collector thread (see the module docstring).
+    """The actors of a run and the driver's collector thread (docs/ray.md)::
+
+        driver (hive-train: trainer, the run directory; evaluation games go out as Ray tasks)
+          | ray.put(weights) of each published checkpoint ------>  SelfPlayActor x selfplay.workers
+          | <------ one finished shard per call (Samples, per-game stats, GameStrings), or nothing
+          v
+        ReplayStore.write_shard / append_games: the same atomic shards as the local backend
+
+    Each call to an actor carries a reference to the newest weights and their step; an actor plays
+    at most :data:`training.worker.POLL_MOVES` batched moves per call (a local worker polls the
+    checkpoint store as often) and returns a shard as soon as ``selfplay.shard_games`` games have
+    finished. The collector keeps one call in flight per actor and writes each returned shard
+    through :class:`training.replay.ReplayStore`, which numbers it after the worker's last one: the
+    driver is the only writer, every call's result is handled once (and a shard already written,
+    by node, process and batch number, is ignored), so a shard can be neither lost once delivered
+    nor written twice. Each shard's stats add where it was played (``node_id``, ``host``,
+    ``actor_pid``, ``actor_batch``). An actor that dies loses only the games it was playing; Ray
+    restarts it up to ``ray.max_restarts`` times, and the run stops with an error only when every
+    actor is gone for good.
 
     Args:
         cfg: the run's settings (``selfplay.workers`` actors, placed by ``cfg.ray``).

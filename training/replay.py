@@ -1,31 +1,12 @@
 """Replay storage: self-play samples in atomically written shards, sampled as a sliding window.
 
-A *sample* is one position searched in self-play::
+A *sample* is one position searched in self-play (:class:`Samples`); a *shard*
+(``shard_<worker>_<seq>.npz``) holds some finished games' samples and is written atomically, so
+readers never see a partial one, and a damaged one is skipped with one warning. Game records go
+to ``games_<worker>.txt`` beside the shards. :class:`ReplayStore` is the only channel from
+self-play to the trainer (with the checkpoint store back).
 
-    board      [BOARD_SIZE] int16   the position (hive_env.board layout)
-    policy     [M] float16          search policy over the position's legal-move slots, in
-                                    move-generation order (= the observation's legal order)
-    n_legal    int16                number of legal moves (slots used in ``policy``)
-    z          int8                 final result from the side to move's view (+1/0/-1)
-    plies_left int16                plies until the game ended (auxiliary target)
-    q          float16              the search's root value, side to move's view (value
-                                    targets may mix it with z, ``train.value_target_q``)
-    pressure   [2] int8             occupied neighbours of the side to move's queen, then of
-                                    the other queen, at the end of the game (auxiliary target)
-
-A *shard* is ``shard_<worker>_<seq>.npz`` holding those arrays with a leading sample axis
-plus ``version`` (version 1 shards, from before ``q``, are read with ``q = z``; versions 1
-and 2, from before ``pressure``, with ``pressure = -1``: unknown); it is
-written atomically (``hive_env.files``), so readers never see a partial shard. A shard
-damaged on disk (truncated, bytes flipped: the zip archive's CRCs, its arrays' shapes) is
-skipped with one warning naming it (through the store's ``warn``: the run's log) and remembered
-in :attr:`ReplayStore.damaged`, so it is neither read nor warned about again (the run counts
-them in TensorBoard, ``replay/damaged_shards``). Game records (UHP GameStrings) go to
-``games_<worker>.txt`` beside the shards, appended and synced per shard; an append after a torn
-last line (a worker killed in the middle of one) starts on a new line.
-
-``ReplayStore`` is the only channel from self-play to the trainer (with the checkpoint
-store back): a distributed backend can replace it with the same three methods.
+See docs/training.md and docs/reliability.md (damaged files).
 """
 
 from __future__ import annotations
@@ -64,7 +45,19 @@ an array shape too large to allocate)."""
 
 @dataclass
 class Samples:
-    """A batch of samples (arrays with a leading sample axis; see the module docstring)."""
+    """A batch of samples (arrays with a leading sample axis). One sample is::
+
+        board      [BOARD_SIZE] int16   the position (hive_env.board layout)
+        policy     [M] float16          search policy over the position's legal-move slots, in
+                                        move-generation order (= the observation's legal order)
+        n_legal    int16                number of legal moves (slots used in ``policy``)
+        z          int8                 final result from the side to move's view (+1/0/-1)
+        plies_left int16                plies until the game ended (auxiliary target)
+        q          float16              the search's root value, side to move's view (value
+                                        targets may mix it with z, ``train.value_target_q``)
+        pressure   [2] int8             occupied neighbours of the side to move's queen, then of
+                                        the other queen, at the end of the game (auxiliary target)
+    """
 
     board: np.ndarray
     policy: np.ndarray
@@ -103,7 +96,18 @@ class Shard:
 
 
 class ReplayStore:
-    """A directory of shards (see the module docstring).
+    """A directory of shards.
+
+    A shard ``shard_<worker>_<seq>.npz`` holds the :class:`Samples` arrays with a leading sample
+    axis plus ``version`` (version 1 shards, from before ``q``, are read with ``q = z``; versions
+    1 and 2, from before ``pressure``, with ``pressure = -1``: unknown); it is written atomically
+    (``hive_env.files``). A shard damaged on disk (truncated, bytes flipped: the zip archive's
+    CRCs, its arrays' shapes) is skipped with one warning naming it (through ``warn``) and
+    remembered in :attr:`damaged`, so it is neither read nor warned about again (the run counts
+    them in TensorBoard, ``replay/damaged_shards``). Game records (UHP GameStrings) go to
+    ``games_<worker>.txt``, appended and synced per shard; an append after a torn last line (a
+    worker killed in the middle of one) starts on a new line. A distributed backend can replace
+    the store with the same three methods.
 
     Args:
         directory: the shards' directory (created).

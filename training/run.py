@@ -1,32 +1,12 @@
 """The trainer process of a run: the network, its trainer and the stores, and the loop that
 trains while self-play (training.selfplay_backend) fills the replay store.
 
-Processes talk only through two stores in the run directory::
+Processes talk only through two stores in the run directory: the checkpoint store the trainer
+publishes to and workers poll, and the replay store workers write shards to (with
+``backend=ray`` the actors hand their shards to this process, which writes them). A run killed at
+any moment resumes from its directory with the same command (:class:`Run`).
 
-    run_dir/
-      config.yaml          resolved config (+ git commit) of the run
-      checkpoints/         CheckpointStore: ckpt_<step>.pt (model + full trainer state), best.pt
-      replay/              ReplayStore: shard_<worker>_<seq>.npz, games_<worker>.txt
-      resumes.log          one line per resume with changed settings
-      tb/                  TensorBoard events (training.metrics lists the tags)
-      eval/                evaluations (training.gating): ledger.json, frozen/, arena results
-
-Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
-runs and tests) poll the checkpoint store for the newest network and write shards. With
-``backend=ray`` they are Ray actors that get the weights through Ray's object store and hand their
-shards to this process, which writes them (training.ray_selfplay): the run directory is the same. The
-trainer trains while ``samples_trained <= samples_per_position * positions_in_replay``
-and publishes a checkpoint every ``checkpoint_every`` steps. A run killed at any moment
-resumes from its directory with the same command: the newest readable checkpoint restores
-model, optimiser, step and RNG states; replay shards on disk are kept. Before writing anything,
-:func:`training.resume.check_resume` compares the new settings with the saved ones
-(``config.yaml``, else the newest checkpoint's): changes of the network or of the data's
-meaning are refused, the others are recorded in ``resumes.log``. SIGINT and SIGTERM stop the
-trainer cleanly (:func:`stop_on_signals`: workers stopped, TensorBoard flushed); workers
-ignore SIGINT and are stopped by the trainer.
-
-Checkpoints hold plain data and tensors only (loadable with ``torch.load(weights_only=True)``):
-the RNG states are stored as tuples, lists, dicts, ints and a tensor.
+See docs/training.md (the run directory, stopping and resuming).
 """
 
 from __future__ import annotations
@@ -130,7 +110,27 @@ def usable_cpus() -> int:
 
 
 class Run:
-    """The trainer process of a run (see the module docstring)."""
+    """The trainer process of a run::
+
+        run_dir/
+          config.yaml          resolved config (+ git commit) of the run
+          checkpoints/         CheckpointStore: ckpt_<step>.pt (model + full trainer state), best.pt
+          replay/              ReplayStore: shard_<worker>_<seq>.npz, games_<worker>.txt
+          resumes.log          one line per resume with changed settings
+          tb/                  TensorBoard events (training.metrics lists the tags)
+          eval/                evaluations (training.gating): ledger.json, frozen/, arena results
+
+    Workers (``selfplay.workers`` processes; 0 = self-play inside the trainer process, for tiny
+    runs and tests) poll the checkpoint store for the newest network and write shards. The
+    trainer trains while ``samples_trained <= samples_per_position * positions_in_replay`` and
+    publishes a checkpoint every ``checkpoint_every`` steps. On resume the newest readable
+    checkpoint restores model, optimiser, step and RNG states (stored as plain data and tensors,
+    loadable with ``torch.load(weights_only=True)``); replay shards on disk are kept. Before
+    writing anything, :func:`training.resume.check_resume` compares the new settings with the
+    saved ones (``config.yaml``, else the newest checkpoint's): changes of the network or of the
+    data's meaning are refused, the others recorded in ``resumes.log``. SIGINT and SIGTERM stop
+    the trainer cleanly (:func:`stop_on_signals`: workers stopped, TensorBoard flushed); workers
+    ignore SIGINT and are stopped by the trainer."""
 
     def __init__(self, cfg: RunConfig, resolved_config: dict, log=print,
                  parent: tuple[Parent, dict[str, Any]] | None = None):

@@ -50,8 +50,8 @@ class SelfPlayConfig:
             samples (playout-cap randomisation; 1 = every move, KataGo 0.25).
         fast_sims: simulations of the other moves' searches (at most ``search.sims``).
         proven_targets: sharpen a sample's targets with what the search proved
-            (:func:`sharpen_targets`); off: the search's targets as they are (docs/search.md, the
-            ablation in docs/strength.md).
+            (:func:`sharpen_targets`); off: the search's targets as they are (docs/search.md; why off:
+            docs/strength.md, "The learning-efficiency options").
     """
 
     games: int = bounded(32, ge=1)

@@ -1,30 +1,12 @@
 """Where self-play runs, behind one interface the training loop uses without asking which.
 
-    backend            chosen by                    how games reach the replay store
-    InlineSelfPlay     selfplay.workers: 0          in the trainer process, while it waits
-    ProcessSelfPlay    selfplay.workers: N          N spawned processes (training.worker)
-    RaySelfPlay        backend: ray                 actors on a Ray cluster (training.ray_selfplay)
+:func:`make_backend` picks one backend, once per run: :class:`InlineSelfPlay` (``selfplay.workers:
+0``, in the trainer process while it waits), :class:`ProcessSelfPlay` (N spawned processes, each
+restarted when it dies) or ``RaySelfPlay`` (``backend: ray``, actors on a Ray cluster), all
+:class:`SelfPlayBackend`. :func:`arena_executor` says, by the same choice, where the evaluation
+games run.
 
-:func:`make_backend` picks one, once per run. Every backend: ``wait()`` when the trainer needs
-more positions (plays, or looks at the workers' health and sleeps), ``publish(model, step)``
-after each published checkpoint (processes poll the checkpoint store instead), ``pause()`` and
-``resume()`` around an evaluation (local processes stop between two batched moves, so the
-evaluation's games get the cores; Ray actors play on: evaluation tasks reserve their own
-resources on the cluster), ``check()`` looks after the workers (restarts the dead ones, warns of
-stopped ones) and raises when self-play cannot go on, ``report(metrics, step)`` logs throughput
-and restarts where they are measured, ``close()`` stops it. :func:`arena_executor` says, by the
-same choice, where the evaluation games run.
-
-A self-play process that dies (killed by the OOM killer's SIGKILL, any crash) is restarted, as
-Ray restarts an actor: one line in the run's log per restart (the worker, its pid, its exit code
-or signal, its last error line, its new pid, the restart number), after a backoff that doubles with each
-failed start in a row (a death within :data:`FAILED_START_S` of its start, before it wrote a
-shard; :data:`RESTART_BACKOFF_S` up to :data:`RESTART_BACKOFF_MAX_S`, on the monotonic clock),
-counted in TensorBoard (``selfplay/worker_restarts``); its unfinished games are lost, never a
-shard. A worker that fails at its start :data:`MAX_FAILED_STARTS` times in a row stops the run
-with one line (training.faults.SelfPlayError). A worker stopped by SIGSTOP is left alone (someone stopped
-it: a debugger, a person, a freezer): the others play on, the trainer waits for shards, and
-after :data:`STOPPED_WARN_S` one warning names it (``kill -CONT <pid>`` lets it go on).
+See docs/training.md and docs/reliability.md (a self-play process killed or crashed).
 """
 
 from __future__ import annotations
@@ -52,7 +34,16 @@ if TYPE_CHECKING:
     from .metrics import Metrics
 
 class SelfPlayBackend(Protocol):
-    """What the training loop needs of self-play (module docstring)."""
+    """What the training loop needs of self-play.
+
+    ``wait()`` when the trainer needs more positions (plays, or looks at the workers' health and
+    sleeps), ``publish(model, step)`` after each published checkpoint (processes poll the
+    checkpoint store instead), ``pause()`` and ``resume()`` around an evaluation (local processes
+    stop between two batched moves, so the evaluation's games get the cores; Ray actors play on:
+    evaluation tasks reserve their own resources on the cluster), ``check()`` looks after the
+    workers (restarts the dead ones, warns of stopped ones) and raises when self-play cannot go
+    on, ``report(metrics, step)`` logs throughput and restarts where they are measured,
+    ``close()`` stops it."""
 
     def wait(self) -> None: ...
     def publish(self, model: torch.nn.Module, step: int) -> None: ...
@@ -145,8 +136,19 @@ class ProcessSelfPlay:
     """``selfplay.workers`` spawned processes (training.worker.worker_main) that poll the
     checkpoint store and write shards; paused (between two batched moves) and stopped through
     events, terminated if they linger. A worker that found the disk full hands its error back
-    (``errors``), and :meth:`check` raises it; one that died otherwise is restarted (module
-    docstring), its last error line and traceback handed back through ``failures``.
+    (``errors``), and :meth:`check` raises it; one that died otherwise is restarted, its last
+    error line and traceback handed back through ``failures``.
+
+    A process that dies (the OOM killer's SIGKILL, any crash) is restarted, as Ray restarts an
+    actor: one line in the run's log per restart (the worker, its pid, its exit code or signal,
+    its last error line, its new pid, the restart number), after a backoff that doubles with each
+    failed start in a row (a death within :data:`FAILED_START_S` of its start, before it wrote a
+    shard; :data:`RESTART_BACKOFF_S` up to :data:`RESTART_BACKOFF_MAX_S`, on the monotonic clock),
+    counted in TensorBoard (``selfplay/worker_restarts``); its unfinished games are lost, never a
+    shard. A worker that fails at its start :data:`MAX_FAILED_STARTS` times in a row stops the run
+    with one line (training.faults.SelfPlayError). A worker stopped by SIGSTOP is left alone
+    (someone stopped it: a debugger, a person, a freezer): the others play on, the trainer waits
+    for shards, and after :data:`STOPPED_WARN_S` one warning names it (``kill -CONT <pid>``).
 
     Args:
         cfg: the run's settings.
@@ -358,7 +360,7 @@ class ProcessSelfPlay:
 
 def make_backend(cfg: RunConfig, model: torch.nn.Module, step: int, device: torch.device,
                  log=print) -> SelfPlayBackend:
-    """The run's self-play backend (module docstring), started. ``model``/``step``: the newest
+    """The run's self-play backend (inline, processes or Ray), started. ``model``/``step``: the newest
     published network (Ray actors get it through the object store)."""
     if cfg.backend == "ray":
         from .ray_selfplay import RaySelfPlay

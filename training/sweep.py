@@ -1,29 +1,12 @@
 """Sweeps: ``hive-train -m`` over seeds and arms, the jobs side by side on the local cores.
 
-    hive-train -m experiment=cpu seed=1,2,3 search=puct,gumbel train.max_minutes=30
+Hydra's multirun expands the command into jobs and hands them to its joblib launcher; this
+module is what the sweep adds around it: one directory a job (named by its overrides, so
+rerunning resumes every job), one core a job (:func:`lease_core`), and ``sweep.json`` (every
+job's overrides, arm, seed, run directory and status, rewritten atomically under a lock), which
+``hive-arena compare SWEEP_DIR`` reads. A job's failure is one line and ``failed``; the rest go on.
 
-Hydra's multirun expands the command into jobs (its basic sweeper: every combination) and
-hands them to its joblib launcher (``configs/train.yaml``: ``hydra/launcher: joblib``, one job a
-core by default). This module is what the sweep adds around Hydra:
-
-- **One directory a job.** The sweep lives in ``hydra.sweep.dir`` (default ``sweeps/<name>``),
-  each job in the subdirectory named by its overrides (``hydra.job.override_dirname``:
-  ``experiment=cpu+search=gumbel+seed=2+...``), which is the job's ``run_dir``: rerunning the
-  same sweep command resumes every job where it stopped (a finished job only re-reads its results).
-- **One core a job.** A job takes the first free core of the machine (a lock file a core and
-  machine in ``<sweep dir>/.cores``, held for the job's life and released by the kernel if the job dies),
-  pins itself and its children there (``os.sched_setaffinity``) and runs one thread of torch
-  and numba; with more jobs at once than cores the rest run unpinned, with a warning.
-- **``sweep.json``**, rewritten atomically under a lock as jobs start and end: every job of the
-  sweep (``job``, ``overrides``, ``arm``, ``seed``, ``run_dir`` relative to the sweep directory,
-  ``status``: planned, running, done or failed, ``error``, ``pid`` while running) and the
-  ``arms``: each job's overrides without ``seed``, less those every job shares (a sweep over
-  seeds alone has one arm, named by all its overrides). ``hive-arena compare SWEEP_DIR`` reads it (each run's
-  ``ladder/ladder.json``: ``eval.final_ladder``).
-
-A job's failure (a bad setting, a crafted checkpoint, an interrupt) is one line on stderr and
-``failed`` in ``sweep.json``; the other jobs go on, and ``hive-train -m`` ends with a summary line
-and exit 1. Jobs are plain ``hive-train`` runs otherwise: the same files, TensorBoard and resume.
+See docs/training.md (sweeps: seeds and arms side by side).
 """
 
 from __future__ import annotations
@@ -217,9 +200,11 @@ def shares_machine(launcher: str) -> bool:
 
 
 def lease_core(sweep_dir: Path) -> int | None:
-    """Take the first free core (module docstring) and pin this process there; None (unpinned)
-    when every core is taken. A process holds one lease at a time (a new job's call first
-    gives back the previous job's)."""
+    """Take the first free core and pin this process (and so its children) there
+    (``os.sched_setaffinity``); None (unpinned: the job's log line warns) when every core is
+    taken. A core is taken by a lock file a core and machine in ``<sweep dir>/.cores``, held for
+    the job's life and released by the kernel if the job dies. A process holds one lease at a
+    time (a new job's call first gives back the previous job's)."""
     global _CORES, _LEASE
     if _CORES is None:
         _CORES = set(os.sched_getaffinity(0))

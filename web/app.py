@@ -157,8 +157,7 @@ def create_app(models_dir: str | Path | None = None, *, clock: Callable[[], floa
                   exception_handlers=ERROR_HANDLERS)
     app.state.server = Server(
         catalogue=catalogue,
-        store=SessionStore(catalogue, max_sessions=s.max_sessions, idle_s=s.idle_s, per_client=s.per_client,
-                           clock=clock),
+        store=SessionStore(catalogue, s, clock=clock),
         models=ModelCache(s.device, opener=catalogue.open),
         pool=ThreadPoolExecutor(max_workers=s.workers, thread_name_prefix="hive-web-cheap"),
         search_slots=SearchSlots(s.search_slots, s.search_sims, s.search_queue),

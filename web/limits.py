@@ -44,6 +44,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .settings import WebSettings
+
 T = TypeVar("T")
 
 PER_CLIENT = 2
@@ -76,17 +78,15 @@ class SearchSlots:
     needed; worker threads hand their slot back through ``loop.call_soon_threadsafe``.
 
     Args:
-        slots: searches running at once (the worker threads of :attr:`pool`); reference 2.
-        sims_budget: simulations in flight over all running searches; reference 4000 (two
+        slots: searches running at once (the worker threads of :attr:`pool`).
+        sims_budget: simulations in flight over all running searches (two
             analyses at ``web.analysis.MAX_SIMS``).
-        max_queue: searches waiting at most; reference 16.
+        max_queue: searches waiting at most.
         name: prefix of the worker threads' names.
     """
 
-    def __init__(self, slots: int = 2, sims_budget: int = 4000, max_queue: int = 16,
-                 name: str = "hive-web-search"):
-        if slots < 1 or sims_budget < 1 or max_queue < 0:
-            raise ValueError("SearchSlots needs slots >= 1, sims_budget >= 1 and max_queue >= 0")
+    def __init__(self, slots: int = WebSettings.search_slots, sims_budget: int = WebSettings.search_sims,
+                 max_queue: int = WebSettings.search_queue, name: str = "hive-web-search"):
         self.slots, self.sims_budget, self.max_queue = slots, sims_budget, max_queue
         self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix=name)
         self._running = 0

@@ -1,25 +1,12 @@
 """The allow-list of opponents the page may choose, by ids the server hands out.
 
-The browser never sends a player spec or a path: it names an entry of :func:`Catalogue.entries`
-by its id (``human``, ``shipped`` (the network shipped with the package), ``random``, ``greedy``,
-``alphabeta-1`` .. ``alphabeta-4``, ``newest``, ``ckpt-<12 hex>``). Checkpoint ids are made from
-the file's path relative to the models directory; only ``*.pt`` files under that directory
-(symbolic links resolved, and refused when they lead outside it) that load as a network
-(:func:`search.checkpoint.load_model`: weights of the shapes its config says) are listed.
-So ``uhp:cmd=...`` (which runs programs) or ``../x.pt`` can never be named.
+The browser never sends a player spec or a path: it names an entry of :func:`Catalogue.entries` by
+its id (``human``, ``shipped``, ``random``, ``greedy``, ``alphabeta-1`` .. ``alphabeta-4``,
+``newest``, ``ckpt-<12 hex>``), so ``uhp:cmd=...`` or ``../x.pt`` can never be named. Only ``*.pt``
+files under the models directory that load as a network are listed, and every open checks again
+(:func:`open_inside`). An ``alphazero`` seat plays at a level (``players.levels``, default 10).
 
-A listed file can change after the scan (replaced, or swapped for a symbolic link leading
-out of the directory), so every open checks again, at open time: :func:`open_inside` resolves
-the path, refuses one outside the directory, and opens the resolved path one component at a
-time under a directory descriptor without following any link, so nothing swapped in between
-is followed. The page and the API see checkpoint ids and relative paths only, never the
-server's absolute paths.
-
-**Levels.** An ``alphazero`` seat plays at a level (``players.levels``, 1 to 10, default 10: the
-full player, 1 s a move), which a new game names (``level`` of ``POST /api/games``, validated
-there) and its seats' labels show (``..., level 10, 1 s a move``). ``hive-web --sims N`` makes the
-top level search N simulations instead of its second (a lighter server, fast tests); the levels
-below keep their own.
+See docs/web.md.
 """
 
 from __future__ import annotations
@@ -127,11 +114,19 @@ class Entry:
 class Catalogue:
     """The players of one server: the classical ones and the checkpoints under ``models_dir``.
 
+    Checkpoint ids are made from the file's path relative to the models directory; only ``*.pt``
+    files under that directory (symbolic links resolved, and refused when they lead outside it)
+    that load as a network (:func:`search.checkpoint.load_model`: weights of the shapes its config
+    says) are listed. A listed file can change after the scan (replaced, or swapped for a symbolic
+    link leading out of the directory), so every open checks again (:func:`open_inside`). The page
+    and the API see checkpoint ids and relative paths only, never the server's absolute paths.
+
     Args:
         models_dir: directory searched recursively for ``*.pt`` checkpoints (may not exist).
         move_time: seconds an alpha-beta move may take at most (its iterative deepening stops).
         sims: simulations per move of the ``alphazero`` players at the top level (None: its
-            time, 1 s a move); the levels below keep their own (module docstring).
+            time, 1 s a move: ``hive-web --sims N``, a lighter server, fast tests); the levels
+            below keep their own.
         leaves: their leaves per network call (``search.alphazero_player``).
     """
 

@@ -1,31 +1,12 @@
 """Puzzles: positions with one exact tactic each, for hive-web's Puzzles mode.
 
-A puzzle is a position in progress and a task for the side to move, each found and checked by
-the exact solver (``hive_env.tactics``, every move and reply played where it matters):
+A puzzle is a position in progress and a task for the side to move (``win1``, ``win2``,
+``defend``), each found and checked by the exact solver (``hive_env.tactics``, :func:`solve`),
+and rated by how often the network's prior misses it (:func:`bucket`). The shipped files are
+``web/data/puzzles_*.json`` (``python -m scripts.puzzles build`` makes them, :func:`build`);
+:func:`book` loads them all once.
 
-- ``win1`` (win in one): a move surrounds the opponent's queen at once; the solutions are every
-  such move.
-- ``win2`` (win in two): no win at once, but a move after which every reply allows a win at
-  once; the solutions are every such first move. A solution's ``line`` is the reply that leaves
-  the fewest winning answers (the toughest defence; ties by MoveString) and the first winning
-  answer to it, so that the page can show how the win goes on.
-- ``defend`` (find the only defence): no win at once, and every move but one loses at once or
-  lets the opponent win at once; the one move may be a set of equivalent ones, all accepted:
-  every non-losing move puts a piece on one cell (any bug that fills the hole blocks it), or
-  they are at most :data:`MAX_ONE_PIECE` moves of one piece (the one piece that must flee).
-
-Each puzzle's difficulty is how often the network's prior misses it: ``prior`` is the share of
-the prior (the shipped network of its game type, no search) on the solutions, ``rank`` the rank
-of the best solution in the prior (1: the prior's favourite); the bucket (:func:`bucket`) is
-``easy`` when the prior puts at least :data:`EASY_PRIOR` of its mass on the solutions, ``medium`` at least
-:data:`MEDIUM_PRIOR`, else ``hard``.
-
-The shipped puzzle files are ``web/data/puzzles_*.json`` (``python -m scripts.puzzles build``
-makes them); :func:`book` loads them all once. A file is ``{"game_type", "network", "sources",
-"puzzles": [...]}``, its puzzles easiest first, each ``{"id", "game_type", "kind", "to_move",
-"game_string", "solutions", "lines", "prior", "rank", "difficulty", "legal_moves", "source"}``
-(``lines`` maps a win in two's solutions to their [reply, winning move], or [reply] when the reply
-loses at once itself; MoveStrings throughout).
+See docs/web.md (puzzles).
 """
 
 from __future__ import annotations
@@ -99,8 +80,11 @@ def win_line(game: Game, first: int) -> list[int]:
 def solve(game: Game) -> tuple[str, list[int]] | None:
     """The puzzle in ``game`` (a position in progress): its kind and solution moves, or None.
 
-    A win at once makes a ``win1``; else a position where only one defence (or one set of
-    equivalent ones) avoids losing at once a ``defend``; else a win in two a ``win2``."""
+    A win at once makes a ``win1`` (the solutions: every such move); else a position where only
+    one defence (or one set of equivalent ones: every non-losing move fills one cell, or they are
+    at most :data:`MAX_ONE_PIECE` moves of the one piece that must flee) avoids losing at once a
+    ``defend``; else a win in two (a move after which every reply allows a win at once) a
+    ``win2``, its solutions every such first move."""
     found = classify_tactic(game.board, game.hist)
     if found is not None and found[0] == "defend" and not _equivalent(found[1]):
         return None
@@ -114,7 +98,8 @@ def puzzle_id(game_string: str) -> str:
 
 def make_puzzle(game: Game, kind: str, solutions: list[int], priors: dict[int, float], source: str) -> dict:
     """The puzzle record of ``game`` (``solve``'s kind and solutions; ``priors``: the network's
-    prior by encoded move)."""
+    prior by encoded move): ``prior`` is the share of the prior on the solutions, ``rank`` the
+    rank of the best solution in the prior (1: the prior's favourite)."""
     order = sorted(priors, key=lambda m: (-priors[m], game.move_string(m)))
     rank = min(order.index(m) for m in solutions) + 1
     prior = float(sum(priors.get(m, 0.0) for m in solutions))
@@ -294,5 +279,11 @@ def solution(puzzle: dict, first: str | None = None) -> dict:
 @functools.cache
 def book(directory: str | None = None) -> Book:
     """The puzzles of every ``puzzles_*.json`` file in ``directory`` (default: the shipped ones),
-    loaded once."""
+    loaded once.
+
+    A file is ``{"game_type", "network", "sources", "puzzles": [...]}``, its puzzles easiest
+    first, each ``{"id", "game_type", "kind", "to_move", "game_string", "solutions", "lines",
+    "prior", "rank", "difficulty", "legal_moves", "source"}`` (:func:`make_puzzle`; ``lines`` maps
+    a win in two's solutions to their [reply, winning move], or [reply] when the reply loses at
+    once itself; MoveStrings throughout)."""
     return Book(sorted(Path(directory or DATA).glob("puzzles_*.json")))

@@ -23,6 +23,7 @@ from hive_env import PASS, Game
 from hive_env.board import move_dest
 from search.review import THRESHOLDS, GameReview, Network, review_game
 
+from .settings import WebSettings
 from .view import Frame, move_cells
 
 MAX_REVIEW_SIMS = 800
@@ -87,7 +88,7 @@ class Reviews:
         workers: reviews that run at once (each uses one core's worth of search).
     """
 
-    def __init__(self, workers: int = 1, max_jobs: int = 8):
+    def __init__(self, workers: int = WebSettings.review_workers, max_jobs: int = WebSettings.review_queue):
         self.max_jobs = max_jobs
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hive-review")
         self._jobs: dict[str, ReviewJob] = {}

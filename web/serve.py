@@ -1,22 +1,12 @@
 """Serving ``hive-web`` with uvicorn under connection caps, for clients that may be hostile.
 
-Uvicorn's own settings bound the header size (``h11_max_incomplete_event_size``), the idle time
-between requests (``timeout_keep_alive``) and the requests in flight (``limit_concurrency``, a
-503 per request), but they leave a connection that never finishes its request head open for
-ever, and accept any number of them. :func:`make_server` uses uvicorn's h11 protocol with three
-additions (:class:`ServerLimits`):
+Uvicorn's own settings bound the header size, the idle time between requests and the requests in
+flight, but leave a connection that never finishes its request head open for ever, and accept
+any number of them. :func:`make_server` uses uvicorn's h11 protocol with three additions
+(:func:`guarded_protocol`, :class:`ServerLimits`): a cap on open connections, a time limit on a
+request head, and an answer to a client that half-closes after its request.
 
-- at most ``max_connections`` connections are open at once; one more is answered 503 and
-  closed at once;
-- a connection has ``header_timeout`` seconds to send a whole request head, from its first
-  byte or from the end of its previous response (trickling bytes does not reset it), else it
-  is answered 408 and closed;
-- a client that sends its request and then half-closes its side (``shutdown(SHUT_WR)``, as
-  ``nc -N`` does) still gets its answer; the connection closes after it. Half-closing in the
-  middle of a request is taking it back.
-
-The request body has its own time limit (``web.app``'s ``body_timeout``). A server shared
-with strangers also belongs behind a reverse proxy (per-address limits, TLS); see docs/web.md.
+See docs/web.md (sharing a server).
 """
 
 from __future__ import annotations
@@ -27,6 +17,8 @@ from dataclasses import dataclass
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from hive_zero.checks import bounded, check_ranges
 
 MAX_HEADER_BYTES = 16 * 1024
 """Largest request head (request line and headers) accepted, in bytes (h11's default)."""
@@ -45,16 +37,13 @@ class ServerLimits:
         max_header_bytes: largest request head.
     """
 
-    max_connections: int = 100
-    header_timeout: float = 10.0
-    keep_alive: float = 5.0
-    max_header_bytes: int = MAX_HEADER_BYTES
+    max_connections: int = bounded(100, ge=1)
+    header_timeout: float = bounded(10.0, gt=0.0)
+    keep_alive: float = bounded(5.0, gt=0.0)
+    max_header_bytes: int = bounded(MAX_HEADER_BYTES, ge=1)
 
-    def check(self) -> str | None:
-        """A one-line complaint about a value out of range, or None."""
-        if self.max_connections < 1 or self.header_timeout <= 0 or self.keep_alive <= 0:
-            return "--max-connections must be >= 1, --header-timeout and --keep-alive > 0"
-        return None
+    def __post_init__(self) -> None:
+        check_ranges(self)
 
 
 def _reply(status: int, reason: str, detail: str) -> bytes:
@@ -67,7 +56,18 @@ def _reply(status: int, reason: str, detail: str) -> bytes:
 
 def guarded_protocol(limits: ServerLimits) -> type[H11Protocol]:
     """Uvicorn's h11 protocol with the connection cap, the request-head timeout and half-close
-    handling of ``limits`` (see the module docstring)."""
+    handling of ``limits``:
+
+    - at most ``max_connections`` connections are open at once; one more is answered 503 and
+      closed at once;
+    - a connection has ``header_timeout`` seconds to send a whole request head, from its first
+      byte or from the end of its previous response (trickling bytes does not reset it), else it
+      is answered 408 and closed;
+    - a client that sends its request and then half-closes its side (``shutdown(SHUT_WR)``, as
+      ``nc -N`` does) still gets its answer; the connection closes after it. Half-closing in the
+      middle of a request is taking it back.
+
+    The request body has its own time limit (``web.app``'s ``body_timeout``)."""
     busy = _reply(503, "Service Unavailable", f"too many connections (at most {limits.max_connections}); "
                                               "try again shortly")
     slow = _reply(408, "Request Timeout", f"request head not received within {limits.header_timeout:g} s")

@@ -39,6 +39,7 @@ from players import Budget
 from players.clock import ClockControl, GameClock, move_share
 
 from .players import Catalogue, Entry
+from .settings import WebSettings
 from .view import COLOURS, describe, forfeit_result, position_at
 
 MAX_PLIES = 1000
@@ -381,21 +382,19 @@ class SessionStore:
 
     Args:
         catalogue: the allow-list of players.
-        max_sessions: most games kept at once, over all clients.
-        per_client: most games one client keeps.
-        idle_s: a game untouched this long (and not busy) is dropped.
+        settings: the caps ``max_sessions``, ``per_client`` and ``idle_s`` (``web.WebSettings``,
+            which checks their ranges; None: its defaults).
         clock: the monotonic clock games' clocks read, in seconds (a fake one in tests; expiry
             keeps ``time.monotonic``).
     """
 
-    def __init__(self, catalogue: Catalogue, max_sessions: int = 64, idle_s: float = 3600.0,
-                 per_client: int = 8, clock: Callable[[], float] = time.monotonic):
-        if max_sessions < 1 or per_client < 1 or idle_s <= 0:
-            raise ValueError("SessionStore needs max_sessions >= 1, per_client >= 1 and idle_s > 0")
+    def __init__(self, catalogue: Catalogue, settings: WebSettings | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        settings = settings or WebSettings()
         self.catalogue = catalogue
-        self.max_sessions = max_sessions
-        self.per_client = per_client
-        self.idle_s = idle_s
+        self.max_sessions = settings.max_sessions
+        self.per_client = settings.per_client
+        self.idle_s = settings.idle_s
         self.clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
 

@@ -1,29 +1,12 @@
 """Gymnasium adapter: one game of Hive as a self-play ``gymnasium.Env`` (optional extra).
 
-Each ``step`` plays the move of whichever side is to move, so one agent plays both sides.
-Observations are the single-game arrays of ``hive_env.encode`` (a dict, from the side to
-move's view), the action space is ``Discrete(A)`` of ``hive_env.actions``, and
-``info["action_mask"]`` is the ``[A] int8`` legal mask (1 = legal: Gymnasium's
-``Discrete.sample(mask)`` wants int8; the observation's own ``legal_mask`` is bool).
+Each ``step`` plays the move of whichever side is to move, so one agent plays both sides:
+observations are the single-game arrays of ``hive_env.encode``, the action space is
+``Discrete(A)`` of ``hive_env.actions``, and ``info["action_mask"]`` the legal mask. Importing
+this module registers ``"Hive-v0"``. Needs ``gymnasium`` (the ``dev`` extra); nothing else in
+``hive_env`` imports this module.
 
-The reward is from the view of the player who just moved: +1 if the move won, -1 if it
-lost (it can: a move may surround its own queen), 0 otherwise. ``terminated`` = the game
-has a result; ``truncated`` = the ply cap ended it (a draw that is not a result). After
-either, ``reset()`` starts a new game; stepping a finished episode raises ``HiveError``.
-
-An illegal action (not in ``info["action_mask"]``) forfeits: the episode ends
-(``terminated``) with reward -1 for the side that chose it and ``info["illegal_action"] =
-True``; the board is unchanged and the observation is the position it was refused in.
-(``IllegalActionError`` is raised only with ``illegal_action="raise"``.) So agents that
-ignore the mask learn that it matters, and Gymnasium's ``check_env``, which steps random
-actions, passes.
-
-Importing this module registers ``"Hive-v0"``: ``gymnasium.make("Hive-v0",
-game_type="Base")`` after ``import hive_env.adapters.gym``, or in one step
-``gymnasium.make("hive_env.adapters.gym:Hive-v0")`` (Gymnasium imports the module).
-``render()`` with ``render_mode="ansi"`` returns the text board of ``hive_env.display.text``.
-
-Needs ``gymnasium`` (the ``dev`` extra); nothing else in ``hive_env`` imports this module.
+See docs/engine.md (the vectorized environment: adapters).
 """
 
 from __future__ import annotations
@@ -93,6 +76,16 @@ def game_outcome(game: Game) -> tuple[float, bool, bool]:
 
 class HiveGymEnv(gymnasium.Env):
     """One self-play game of Hive.
+
+    ``info["action_mask"]`` is the ``[A] int8`` legal mask (1 = legal: Gymnasium's
+    ``Discrete.sample(mask)`` wants int8; the observation's own ``legal_mask`` is bool). The
+    reward is from the view of the player who just moved: +1 if the move won, -1 if it lost (it
+    can: a move may surround its own queen), 0 otherwise. ``terminated`` = the game has a result;
+    ``truncated`` = the ply cap ended it (a draw that is not a result). After either, ``reset()``
+    starts a new game; stepping a finished episode raises ``HiveError``. An illegal action
+    forfeits by default: the board is unchanged and the observation is the position it was
+    refused in, so agents that ignore the mask learn that it matters, and Gymnasium's
+    ``check_env``, which steps random actions, passes.
 
     Args:
         game_type: ``"Base"`` .. ``"Base+MLP"``.

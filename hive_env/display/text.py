@@ -1,19 +1,12 @@
 """Draw a position as a text hex grid for terminals (plain Python, display only).
 
-Each cell is five characters wide; a row is shifted half a cell from the one above, so the
-six neighbours of a cell sit where they do on the board (pointy-top, axial ``q, r``)::
+:func:`render_board` draws each cell as its stack's top tile (``bB1^2``: a black beetle on a stack
+of height 2), ``.`` for an empty cell next to the hive, and lists stacks bottom to top below the
+grid. Colours (ANSI) are used only when asked for; :func:`use_colour` says whether a stream
+should get them (a TTY, and ``NO_COLOR`` unset). A :class:`View` kept across calls draws
+successive boards of one game in a steady frame (no re-centring).
 
-         .     .     .
-      .   bB1^2  wS1    .
-         .    bA1    .
-            .     .
-    stacks (bottom < top): wQ < bB1
-
-A cell shows the top tile of its stack (``bB1^2``: black beetle on a stack of height 2),
-``.`` marks an empty cell next to the hive. Stacks are listed below the grid bottom to top.
-Colours (ANSI) are used only when asked for; :func:`use_colour` says whether a stream
-should get them (a TTY, and ``NO_COLOR`` unset, as https://no-color.org asks). A :class:`View`
-kept across calls draws successive boards of one game in a steady frame (no re-centring).
+See docs/engine.md (the engine: display).
 """
 
 from __future__ import annotations
@@ -92,6 +85,15 @@ class View:
 def render_board(board: np.ndarray, colour: bool = False, empty_marks: bool = True,
                  view: View | None = None) -> str:
     """The position as lines of text (no trailing newline).
+
+    Each cell is five characters wide; a row is shifted half a cell from the one above, so the
+    six neighbours of a cell sit where they do on the board (pointy-top, axial ``q, r``)::
+
+             .     .     .
+          .   bB1^2  wS1    .
+             .    bA1    .
+                .     .
+        stacks (bottom < top): wQ < bB1
 
     Args:
         board: [BOARD_SIZE] int16 board.

@@ -1,38 +1,11 @@
-"""boardspace.net Hive SGF (format ``sgf``), the ``HV-*.sgf`` files of its archives. Each game tree
-``(;...)`` is a game; variations (nested trees) are refused. ``SU`` gives the game type:
-``hive`` is Base, ``hive-plm`` Base+MLP, and so on (letters in any order, later words such as
-``2 0 101`` ignored); ``hive-ultimate``, another ``SU``, none, or a ``GM`` other than 27 is
-refused. ``P0[id "name"]`` and ``P1[...]`` go to ``meta`` as P0 and P1, and as White and Black
-(White is the player who makes the first move); RE, DT, EV, PC, RO, GN and SU go there as
-Result, Date, Event, Site, Round, GameName and Variant; other properties are ignored. Each
-``P0[n action]`` / ``P1[n action]`` is one action of that player, case ignored:
-
-- ``dropb``/``pdropb`` TILE COL ROW [REF], ``move``/``pmove`` [W|B] TILE COL ROW [REF]: the
-  tile goes to the cell COL ROW (p: thrown by a pillbug);
-- ``pick`` POOL SLOT [TILE], ``pickb`` COL ROW [TILE]: a tile taken in hand, from the
-  reserve or the board; ``drop``: the tile put back in the reserve;
-- ``pass``; ``done`` ends the turn; ``resign``, ``offerdraw``, ``declinedraw`` and
-  ``acceptdraw`` move nothing (a resignation or accepted draw, confirmed or last in the
-  record, ends the game, and meta Termination says so; any move after it is refused);
-- ``start``, ``swap``, ``playwhite`` and ``playblack`` move nothing; ``edit`` is read only
-  before the first move, and no tile may be set up under it.
-
-Any other action is refused. A turn's move is its last tile drop before ``done``; a tile
-picked up and put back where it was is no move. A ``done`` alone by the player to move is a
-pass when pass is that side's only move (and moves nothing otherwise); a move by the player
-not to move is read after the forced pass that boardspace leaves out, and refused when that
-side had a move. A move left without its ``done`` at the end is not played (meta Unconfirmed).
-The cell decides where a tile goes: columns are letters, rows numbers; the next letter is
-east, the next number north-west, both together north-east; the first tile of the game is
-at its cell. REF, boardspace's reference (``wA1-``, ``/wQ``, ``\\bG1``, a tile name alone or
-ending in ``.`` for a climb onto it, ``.`` for none; SGF's ``\\\\`` is one backslash), must name
-that same cell, or the game is refused. A tile name may carry a 1 on a single tile (``wM1``)
-or lack its colour (``B1``, old records): then the W/B of ``move`` gives it, else the tile in
-hand's, else (not for a pillbug's ``pdropb``/``pmove``) the player's own. boardspace's tile
-numbers become UHP's numbers in order of entry.
+"""boardspace.net Hive SGF (format ``sgf``), the ``HV-*.sgf`` files of its archives.
 
 The file's structure (game trees, properties) is read first (:func:`split`); each tree is then
-replayed one action at a time by :class:`_Boardspace` (:func:`build`).
+replayed one action at a time by :class:`_Boardspace` (:func:`build`, which says exactly what of
+the format is read: ``SU`` variants, players, meta, each action and the cells). Variations,
+other games than Hive and anything not understood are refused in one line.
+
+See docs/players.md (``hive-analyse``).
 """
 
 from __future__ import annotations
@@ -429,7 +402,41 @@ def _variant(su: str | None, where: str) -> str:
 
 
 def build(name: str, tree: _SgfTree) -> GameRecord:
-    """The game of one tree: its header read, then its actions replayed in order."""
+    r"""The game of one tree: its header read, then its actions replayed in order
+    (:class:`_Boardspace`).
+
+    Each game tree ``(;...)`` is a game; variations (nested trees) are refused. ``SU`` gives the game type:
+    ``hive`` is Base, ``hive-plm`` Base+MLP, and so on (letters in any order, later words such as
+    ``2 0 101`` ignored); ``hive-ultimate``, another ``SU``, none, or a ``GM`` other than 27 is
+    refused. ``P0[id "name"]`` and ``P1[...]`` go to ``meta`` as P0 and P1, and as White and Black
+    (White is the player who makes the first move); RE, DT, EV, PC, RO, GN and SU go there as
+    Result, Date, Event, Site, Round, GameName and Variant; other properties are ignored. Each
+    ``P0[n action]`` / ``P1[n action]`` is one action of that player, case ignored:
+
+    - ``dropb``/``pdropb`` TILE COL ROW [REF], ``move``/``pmove`` [W|B] TILE COL ROW [REF]: the
+      tile goes to the cell COL ROW (p: thrown by a pillbug);
+    - ``pick`` POOL SLOT [TILE], ``pickb`` COL ROW [TILE]: a tile taken in hand, from the
+      reserve or the board; ``drop``: the tile put back in the reserve;
+    - ``pass``; ``done`` ends the turn; ``resign``, ``offerdraw``, ``declinedraw`` and
+      ``acceptdraw`` move nothing (a resignation or accepted draw, confirmed or last in the
+      record, ends the game, and meta Termination says so; any move after it is refused);
+    - ``start``, ``swap``, ``playwhite`` and ``playblack`` move nothing; ``edit`` is read only
+      before the first move, and no tile may be set up under it.
+
+    Any other action is refused. A turn's move is its last tile drop before ``done``; a tile
+    picked up and put back where it was is no move. A ``done`` alone by the player to move is a
+    pass when pass is that side's only move (and moves nothing otherwise); a move by the player
+    not to move is read after the forced pass that boardspace leaves out, and refused when that
+    side had a move. A move left without its ``done`` at the end is not played (meta Unconfirmed).
+    The cell decides where a tile goes: columns are letters, rows numbers; the next letter is
+    east, the next number north-west, both together north-east; the first tile of the game is
+    at its cell. REF, boardspace's reference (``wA1-``, ``/wQ``, ``\bG1``, a tile name alone or
+    ending in ``.`` for a climb onto it, ``.`` for none; SGF's ``\\`` is one backslash), must name
+    that same cell, or the game is refused. A tile name may carry a 1 on a single tile (``wM1``)
+    or lack its colour (``B1``, old records): then the W/B of ``move`` gives it, else the tile in
+    hand's, else (not for a pillbug's ``pdropb``/``pmove``) the player's own. boardspace's tile
+    numbers become UHP's numbers in order of entry.
+    """
     where = f"{name}:{tree.line}"
     head = _sgf_head(tree, where)
     bs = _Boardspace(Game(_variant(head.get("SU"), where)))

@@ -3,25 +3,10 @@
 
 Each writer takes the game and ``meta``, the record's other facts by the names
 :class:`~hive_env.records.GameRecord` gives them (White, Black, Date, Event, Site, Round, Result,
-and any other name, such as ``Hints``); Result defaults to the game's state when it is over.
-What each format writes:
+and any other name, such as ``Hints``); Result defaults to the game's state when it is over. A
+game from a set-up position has no record at all (:class:`~hive_env.errors.HiveError`).
 
-- PGN, as MzingaViewer saves it: ``[Name "value"]`` tags (GameType first; every meta item is a
-  tag, ``"`` and ``\\`` escaped, braces and line breaks replaced, since a tag is one line and
-  ``{`` opens a comment), a blank line, then one MoveString a line numbered by ply
-  (``3. wA1 bS1-``); a finished game ends with its result line (``WhiteWins``).
-- SGF, in the boardspace dialect that :mod:`hive_env.records.sgf` reads: one game tree with
-  ``GM[27]``, ``SU`` the variant (``hive``, ``hive-m``, ``hive-lp``...), ``P0[id "White"]`` and
-  ``P1[id "Black"]`` (P0 plays White), DT, EV, PC, RO, GN and RE from meta, the other meta items
-  in one ``C[Name: value]`` comment, then each turn as the mover's ``move W|B TILE COL ROW REF``
-  (``pmove`` for a tile of the other side, thrown by a pillbug) or ``pass``, then ``done``.
-  Cells are boardspace's letters and numbers: the next letter is east, the next number
-  north-west; the first tile is put so that every cell of the game has a letter A..Z and a row
-  from 1. REF is the MoveString's reference (``wA1-``, ``/bQ``, ``.`` for the first tile).
-
-A game whose tiles cross more than 26 columns over its life has no boardspace SGF (columns are
-one letter): :func:`write_sgf` refuses it with a :class:`~hive_env.records.RecordError`. A game
-from a set-up position has no record at all (:class:`~hive_env.errors.HiveError`).
+See docs/web.md (Save as).
 """
 
 from __future__ import annotations
@@ -70,7 +55,11 @@ def _pgn_value(text: str) -> str:
 
 
 def write_pgn(game: Game, meta: dict[str, str] | None = None) -> str:
-    """Mzinga PGN of the game (the module docstring); ends with a newline."""
+    r"""Mzinga PGN of the game, as MzingaViewer saves it; ends with a newline: ``[Name "value"]``
+    tags (GameType first; every meta item is a tag, ``"`` and ``\`` escaped, braces and line
+    breaks replaced, since a tag is one line and ``{`` opens a comment), a blank line, then one
+    MoveString a line numbered by ply (``3. wA1 bS1-``); a finished game ends with its result
+    line (``WhiteWins``)."""
     replay = _replay(game)
     tags = {**_meta(game, meta), "GameType": game.game_type}
     names = [k for k in _PGN_FIRST if k in tags] + [k for k in tags if k not in _PGN_FIRST]
@@ -113,7 +102,16 @@ def _sgf_variant(game: Game) -> str:
 
 
 def write_sgf(game: Game, meta: dict[str, str] | None = None) -> str:
-    """boardspace SGF of the game (the module docstring); ends with a newline.
+    """boardspace SGF of the game, in the dialect that :mod:`hive_env.records.sgf` reads; ends with
+    a newline. One game tree with ``GM[27]``, ``SU`` the variant (``hive``, ``hive-m``,
+    ``hive-lp``...), ``P0[id "White"]`` and ``P1[id "Black"]`` (P0 plays White), DT, EV, PC, RO,
+    GN and RE from meta, the other meta items in one ``C[Name: value]`` comment, then each turn as
+    the mover's ``move W|B TILE COL ROW REF`` (``pmove`` for a tile of the other side, thrown by a
+    pillbug) or ``pass``, then ``done``. Cells are boardspace's letters and numbers: the next
+    letter is east, the next number north-west; the first tile is put so that every cell of the
+    game has a letter A..Z and a row from 1 (a game whose tiles cross more than 26 columns over
+    its life has no boardspace SGF). REF is the MoveString's reference (``wA1-``, ``/bQ``, ``.``
+    for the first tile).
 
     Raises:
         RecordError: the game's tiles cross more than 26 columns over its life.

@@ -1,18 +1,12 @@
 """The networks shipped with the package, one per game type: the default ``alphazero`` player.
 
-    game type   checkpoint     card
-    Base        base.pt        card.json, MODEL_CARD.md
-    Base+MLP    base_mlp.pt    base_mlp.card.json, MODEL_CARD_base_mlp.md
-    Base+M      base_m.pt      base_m.card.json, MODEL_CARD_base_m.md  (and so on for the others)
+Each game type has a checkpoint (``base.pt``, ``base_mlp.pt``, ``base_m.pt``, ...:
+:data:`NETWORKS`) and a model card (``card.json`` and ``MODEL_CARD.md`` for Base,
+``<name>.card.json`` and ``MODEL_CARD_<name>.md`` for the others), both written by ``python -m
+scripts.ship``. ``alphazero`` without ``ckpt=`` loads the one of the game's type; a game type
+without one is refused in one line (:class:`NoShippedNetworkError`).
 
-A checkpoint holds weights, model config, encoding version, training step and lineage only
-(``training.lineage``), written by ``python -m scripts.ship``, which also writes its model card:
-the ``.json`` (the facts: command, commit, seed, steps, wall time, machine, lineage, ladder and
-the match that let it replace its predecessor) and the ``.md`` (the same for people). The
-network of one type may have learnt from games of another (the encoding has every expansion
-piece: a Base+MLP network plays the types within it); its card says which.
-``alphazero`` without ``ckpt=`` loads the one of the game's type (``search.alphazero_player``);
-a game type without one is refused in one line (:class:`NoShippedNetworkError`).
+See docs/search.md (the shipped networks).
 """
 
 from __future__ import annotations

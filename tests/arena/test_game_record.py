@@ -60,10 +60,9 @@ def test_the_report_reads_every_record_through_the_typed_record(tmp_path):
 
 
 # ----- no module reads a line by a key of its own -----------------------------------------------------
-SCANNED = [*sorted((ROOT / "arena").glob("*.py")), *sorted((ROOT / "hive_env" / "records").glob("*.py")),
-           ROOT / "scripts" / "calibrate_levels.py"]
-"""The modules that handle game records: every arena module, hive_env's record readers, the scripts
-that rate arena games."""
+SCANNED = [*sorted((ROOT / "arena").glob("*.py")), *sorted((ROOT / "hive_env" / "records").glob("*.py"))]
+"""The modules that handle game records: every arena module (the levels' calibration among them),
+hive_env's record readers."""
 OTHER_DICTS = {("arena/config.py", "threads"), ("arena/config.py", "clock"),
                ("arena/report_text.py", "threads")}
 """Keys that are a record field's name but index another dict (the settings, a table's rows)."""

@@ -1,5 +1,5 @@
 """scripts.bench_selfplay: several backends and the constant-network ceiling in one run, as rows
-printed and written as JSON (what scripts/gpu_check.py reads)."""
+printed and written as JSON (what training/gpu_check.py reads)."""
 
 from __future__ import annotations
 

@@ -160,6 +160,39 @@ def test_hive_web_serves_its_page(installed):
         proc.wait(timeout=30)
 
 
+def _unshare() -> list[str] | None:
+    """How to run a command in a mount namespace of its own here (None: not allowed)."""
+    for cmd in (["unshare", "-m"], ["unshare", "-rm"]):
+        try:
+            if subprocess.run([*cmd, "true"], capture_output=True, timeout=30).returncode == 0:
+                return cmd
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return None
+
+
+def test_a_read_only_site_packages_works_and_says_where_the_kernels_go(installed, tmp_path):
+    unshare = _unshare()
+    if unshare is None:
+        pytest.skip("no mount namespace here (unshare -m and -rm refused): site-packages stays writable")
+    bin_dir, env, empty, _ = installed
+    where = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = subprocess.run([str(bin_dir / "python"), "-c", where], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    cache = tmp_path / "cache"  # cold: the kernels compile, so they must be written somewhere
+    # site-packages read-only in this namespace (root writes past file modes, not past a ro mount)
+    script = (f'mount --bind "{site}" "{site}" && mount -o remount,ro,bind "{site}" || exit 90; '
+              f'touch "{site}/probe" 2>/dev/null && exit 91; exec "$@"')
+    proc = subprocess.run([*unshare, "sh", "-c", script, "sh", str(bin_dir / "hive-perft"), "Base", "2"],
+                          cwd=empty, env={**env, "XDG_CACHE_HOME": str(cache)}, capture_output=True,
+                          text=True, timeout=600)
+    if proc.returncode == 90:
+        pytest.skip(f"mounting read-only was refused here: {proc.stderr.strip()}")
+    assert proc.returncode == 0 and "2\t96\t" in proc.stdout, proc
+    assert f"into {cache / 'hive-zero'}" in proc.stderr, proc.stderr  # the notice says where they go
+    assert next(cache.rglob("*.nbi"), None) is not None
+
+
 # ----- clashes ------------------------------------------------------------------------------------
 def _decoys(folder: Path) -> None:
     """A user's own ``models.py``, ``scripts/`` and ``training/`` in the folder they work in."""

@@ -40,8 +40,8 @@ def test_the_checkout_has_no_clash_and_configs_are_found_through_the_package():
 
 
 def test_a_lineage_records_the_version_and_device_and_the_card_says_them():
+    from hive_zero.machine import machine
     from training.lineage import lineage
-    from training.model_card import machine
 
     entry = lineage(None, "Base", 10, 100, 1.0, 0.0, device="cuda (NVIDIA H100)")
     assert entry["version"] == hive_zero.__version__ and entry["device"] == "cuda (NVIDIA H100)"

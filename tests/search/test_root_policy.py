@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 import pytest
 
+from search.gumbel import halving_schedule
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
 from search.root_gumbel import GumbelRoot
@@ -27,7 +28,7 @@ def roots(n_legal, logits=None, seed=0) -> RootState:
 
 @pytest.mark.parametrize("policy", [PuctRoot, GumbelRoot])
 def test_each_root_has_the_interface_s_methods_with_its_signatures(policy):
-    assert METHODS == ["begin", "choose", "end_phase", "roots_to_evaluate"]
+    assert METHODS == ["begin", "choose", "end_phase", "roots_to_evaluate", "sims_done"]
     for name in METHODS:
         assert inspect.signature(getattr(policy, name)) == inspect.signature(getattr(RootPolicy, name)), name
     assert isinstance(policy.forced_root, bool)
@@ -39,6 +40,18 @@ def test_the_search_picks_its_root_once_from_the_config():
     cfg = SearchConfig(sims=8, gumbel=True, gumbel_m=4, gumbel_c_visit=10.0, gumbel_c_scale=0.5)
     gumbel = BatchedMCTS(cfg, 1, 0, uniform_evaluate)
     assert gumbel.root == GumbelRoot(4, 10.0, 0.5) and gumbel.root.forced_root
+
+
+def test_the_simulations_a_search_promises_are_its_root_s():
+    assert PuctRoot(0.3, 0.25).sims_done(32, 1) == PuctRoot(0.3, 0.25).sims_done(32, 40) == 32
+    gumbel = GumbelRoot(16, 50.0, 0.1)
+    assert gumbel.sims_done(32, 1) == 32  # one candidate: every simulation on it
+    for n in (2, 5, 16, 40):  # the halving schedule's total over min(m, n) candidates
+        assert gumbel.sims_done(32, n) == halving_schedule(32, min(16, n))[-1]
+    for cfg in (SearchConfig(sims=32), SearchConfig(sims=32, gumbel=True, gumbel_m=16)):
+        assert cfg.sims_per_search(0) == 0
+        for n in (1, 5, 40):
+            assert cfg.sims_per_search(n) == cfg.root_policy().sims_done(32, n)
 
 
 def test_puct_evaluates_new_roots_only_and_gumbel_every_root():
