@@ -37,7 +37,8 @@ class GumbelRoot:
         return np.arange(count.shape[0])
 
     def sims_done(self, sims: int, n_legal: int) -> int:
-        """The halving schedule's total over ``min(m, n_legal)`` candidates (its rounding may differ from ``sims``)."""
+        """The halving schedule's total over ``min(m, n_legal)`` candidates (its rounding may
+        differ from ``sims``)."""
         return gumbel.halving_schedule(sims, min(self.m, n_legal))[-1]
 
     def begin(self, tree: Tree, roots: RootState, b: int, lost: np.ndarray, add_noise: bool,
