@@ -132,11 +132,12 @@ class Metrics:
         for key, _ in GAME_STATS:
             self._recent[key] = np.concatenate([self._recent[key], stats[key]])[-RECENT_GAMES:]
 
-    def log_selfplay(self, step: int, replay_positions: int) -> None:
+    def log_selfplay(self, step: int, replay_positions: int) -> tuple[dict[str, float], int]:
         """Self-play at a checkpoint: ``games_per_s`` and ``positions_per_s`` (played, since the
         previous checkpoint or the process's start), ``games_finished`` (since then),
         ``replay_positions``, and over the newest :data:`RECENT_GAMES` games seen
-        ``game_length_mean`` and the shares of white wins, black wins, draws and games capped."""
+        ``game_length_mean`` and the shares of white wins, black wins, draws and games capped.
+        Returns the values logged and how many games the shares are over."""
         now, games, positions = time.monotonic(), self._games, self._positions
         then, games0, positions0 = self._since
         elapsed = max(1e-6, now - then)
@@ -152,6 +153,7 @@ class Metrics:
                            "capped_share": float(truncated.mean())})
         self.scalars("selfplay", values, step)
         self._since = (now, games, positions)
+        return values, len(plies)
 
     def flush(self, quiet: bool = False) -> None:
         """Write what is queued to the event file; ``quiet``: an error is ignored (the run is

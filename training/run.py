@@ -37,6 +37,10 @@ from .selfplay_backend import SelfPlayBackend, make_backend
 from .trainer import Trainer
 from .worker import describe_inference, limit_threads, seed_everything
 
+DRAWN_WARNING = 0.9
+"""The share of drawn recent self-play games from which the run warns (once) that results teach nothing."""
+
+
 # ----- signals and resuming ----------------------------------------------------------------------
 
 
@@ -154,6 +158,7 @@ class Run:
                                compile=cfg.compile)
         self.seen_shards: set[str] = set()
         self.trained = 0  # steps trained by this process (0: final.pt, if there, is still current)
+        self._warned_draws = False
         self.selfplay: SelfPlayBackend | None = None  # while run() runs
         self.parent: Parent | None = None  # the network the run started from (train.init_from)
         self._eval_spent = 0.0  # evaluation seconds since the training clock last advanced
@@ -307,7 +312,7 @@ class Run:
         self._read_selfplay()
         self.publish()
         self.selfplay.publish(self.model, step)
-        self.metrics.log_selfplay(step, self.replay.count())
+        self._warn_of_draws(*self.metrics.log_selfplay(step, self.replay.count()))
         self.metrics.scalar("replay/damaged_shards", len(self.replay.damaged), step)
         self.selfplay.check()  # workers that died while the trainer trained: restarted now
         self.selfplay.report(self.metrics, step)
@@ -318,6 +323,22 @@ class Run:
         total = self.trainer.seconds + self.trainer.eval_seconds
         self.metrics.scalar("time/total_minutes", total / 60, step)
         self.metrics.flush()
+
+    def _warn_of_draws(self, shares: dict[str, float], games: int) -> None:
+        """Say once when nearly every recent self-play game was drawn: their results then teach
+        the value head nothing (a run stuck shuffling pieces into repetitions, or capped games
+        without adjudication)."""
+        draws = shares.get("draw_share", 0.0)
+        if self._warned_draws or games < RECENT_GAMES or draws < DRAWN_WARNING:
+            return
+        self._warned_draws = True
+        sp = self.cfg.selfplay
+        hint = "" if sp.adjudicate_repetitions and sp.adjudicate_margin > 0 else (
+            "; selfplay.adjudicate_margin=2 selfplay.adjudicate_repetitions=true score such games by "
+            "queen pressure")
+        capped = shares["capped_share"]
+        self.log(f"warning: {draws:.0%} of the last {games} self-play games were draws ({capped:.0%} by the "
+                 f"ply cap): their results teach the network nothing{hint}")
 
     def evaluate(self, hook, step: int) -> None:
         """Evaluate the checkpoint of ``step`` with self-play paused (evaluation takes the cores

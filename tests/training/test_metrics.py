@@ -10,14 +10,17 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from hive_env import DRAW, WHITE_WINS
 from training.loop import compose_config, train
 from training.metrics import RECENT_GAMES, Metrics, Progress, flat_settings, write_line
-from training.run import Stopped
+from training.run import Run, Stopped
+from training.selfplay import SelfPlayConfig
 from training.trainer import Trainer
 
 from helpers import TINY_RUN, fake_nokamute
@@ -163,6 +166,37 @@ def test_self_play_statistics_are_logged_without_new_games(tmp_path):
     assert values(acc, "selfplay/games_finished") == [0.0, RECENT_GAMES, 0.0]
     assert values(acc, "selfplay/replay_positions") == [300.0, 900.0, 900.0]
     assert values(acc, "selfplay/games_per_s")[0] == 0.0 and values(acc, "selfplay/games_per_s")[1] > 0
+
+
+def test_a_run_whose_self_play_is_nearly_all_draws_says_so_once(tmp_path):
+    lines = []
+    run = SimpleNamespace(_warned_draws=False, log=lines.append,
+                          cfg=SimpleNamespace(selfplay=SelfPlayConfig(adjudicate_margin=2)))
+    warn = Run._warn_of_draws.__get__(run)
+    metrics = Metrics(tmp_path)
+    drawn = {"plies": np.full(RECENT_GAMES, 38, np.int32), "status": np.full(RECENT_GAMES, DRAW, np.int8),
+             "truncated": np.zeros(RECENT_GAMES, bool)}
+    metrics.selfplay({k: v[:RECENT_GAMES // 2] for k, v in drawn.items()})
+    warn(*metrics.log_selfplay(1, 100))
+    assert lines == []  # too few games to say
+    metrics.selfplay(drawn)
+    shares, games = metrics.log_selfplay(2, 200)
+    assert games == RECENT_GAMES and shares["draw_share"] == 1.0
+    warn(shares, games)
+    warn(shares, games)
+    said = f"warning: 100% of the last {RECENT_GAMES} self-play games were draws (0% by the ply cap)"
+    assert len(lines) == 1 and lines[0].startswith(said)
+    assert "selfplay.adjudicate_repetitions=true" in lines[0]
+    run.cfg.selfplay, run._warned_draws, lines[:] = SelfPlayConfig(adjudicate_margin=2,
+                                                                   adjudicate_repetitions=True), False, []
+    warn(shares, games)
+    assert len(lines) == 1 and "adjudicate" not in lines[0]  # already asked for: nothing to suggest
+    some = {**drawn, "status": np.where(np.arange(RECENT_GAMES) % 5 == 0, WHITE_WINS, DRAW).astype(np.int8)}
+    metrics.selfplay(some)
+    run._warned_draws, lines[:] = False, []
+    warn(*metrics.log_selfplay(3, 300))
+    assert lines == []  # 80% draws: below the warning
+    metrics.close()
 
 
 def test_settings_are_flattened_for_the_hparams_dashboard():
