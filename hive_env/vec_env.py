@@ -10,6 +10,8 @@ See docs/engine.md (the vectorized environment) and docs/encoding.md (the observ
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -45,6 +47,44 @@ from .rules import new_move_scratch
 from .uhp import format_move
 
 
+class Games(NamedTuple):
+    """An env's games as its kernels take them (the arrays the env holds, not copies)."""
+
+    boards: np.ndarray
+    """[B, BOARD_SIZE] int16 every game's board."""
+    hists: np.ndarray
+    """[B, HIST] uint64 their position keys (repetitions)."""
+    moves: np.ndarray
+    """[B, MAX_MOVES] int32 each game's legal moves (a private copy of the encoder's)."""
+    n_moves: np.ndarray
+    """[B] int32 how many."""
+    errors: np.ndarray
+    """[B] int8 the last encode's error codes (``encode.raise_encoding_errors``)."""
+    start: np.ndarray
+    """[BOARD_SIZE] int16 the empty board a finished game restarts from."""
+
+
+class StepResults(NamedTuple):
+    """What one step reports per game (``HiveVecEnv.step``)."""
+
+    rewards: np.ndarray
+    """[B] float32 from the view of the player who just moved."""
+    terminated: np.ndarray
+    """[B] bool a real result."""
+    truncated: np.ndarray
+    """[B] bool the ply cap."""
+    final_status: np.ndarray
+    """[B] int8 the status the game ended with (``IN_PROGRESS``: it goes on)."""
+    episode_length: np.ndarray
+    """[B] int32 plies of a game that ended (else 0)."""
+
+
+def allocate_results(batch: int) -> StepResults:
+    """Fresh :class:`StepResults` of ``batch`` games."""
+    return StepResults(np.empty(batch, np.float32), np.empty(batch, np.bool_), np.empty(batch, np.bool_),
+                       np.empty(batch, np.int8), np.empty(batch, np.int32))
+
+
 @njit(cache=True, nogil=True)
 def _find_slot(board, action, moves, n):
     """Slot of ``action`` among the ``n`` legal moves, or -1 if it is not legal."""
@@ -58,95 +98,88 @@ def _find_slot(board, action, moves, n):
 
 
 @njit(cache=True, nogil=True)
-def _play_one(board, hist, move, start, b, rewards, terminated, truncated, final_status, episode_length):
-    """Play ``move`` in one game, record its outcome, reset it if it ended."""
+def _play_one(board, hist, move, start, b, out):
+    """Play ``move`` in game ``b``, record its outcome in ``out`` (:class:`StepResults`), reset
+    it if it ended."""
     play(board, hist, move)
     status = board[STATUS]
-    rewards[b] = 0.0
-    terminated[b] = False
-    truncated[b] = False
-    final_status[b] = status
-    episode_length[b] = 0
+    out.rewards[b] = 0.0
+    out.terminated[b] = False
+    out.truncated[b] = False
+    out.final_status[b] = status
+    out.episode_length[b] = 0
     if status != IN_PROGRESS:
-        episode_length[b] = board[PLY]
-        rewards[b] = mover_reward(board)
+        out.episode_length[b] = board[PLY]
+        out.rewards[b] = mover_reward(board)
         if status == DRAW and not is_real_draw(board, hist):
-            truncated[b] = True
+            out.truncated[b] = True
         else:
-            terminated[b] = True
+            out.terminated[b] = True
         board[:] = start
         hist[:] = 0
 
 
 @njit(cache=True, nogil=True)
-def _validate_games(boards, actions, moves, n_moves, slots, lo, hi):
+def _validate_games(games, actions, slots, lo, hi):
     for b in range(lo, hi):
-        slots[b] = _find_slot(boards[b], actions[b], moves[b], n_moves[b])
+        slots[b] = _find_slot(games.boards[b], actions[b], games.moves[b], games.n_moves[b])
 
 
 @njit(cache=True, nogil=True)
-def _step_games(boards, hists, slots, start, obs, moves, n_moves,
-                rewards, terminated, truncated, final_status, episode_length, errors, lo, hi):
-    """Play, record, auto-reset and re-encode games ``lo .. hi-1`` (one scratch per call)."""
+def _step_games(games, slots, obs, out, lo, hi):
+    """Play (``slots[b]``: the slot of game b's move; -1: reset it), record in ``out``,
+    auto-reset and re-encode games ``lo .. hi-1`` (one scratch per call)."""
     node_of_hex = np.full(N_HEX, -1, dtype=np.int16)
     scratch = new_move_scratch()
+    boards, hists = games.boards, games.hists
     for b in range(lo, hi):
         if slots[b] >= 0:
-            _play_one(boards[b], hists[b], moves[b, slots[b]], start, b,
-                      rewards, terminated, truncated, final_status, episode_length)
+            _play_one(boards[b], hists[b], games.moves[b, slots[b]], games.start, b, out)
         else:  # reset
-            boards[b, :] = start
+            boards[b, :] = games.start
             hists[b, :] = 0
-        errors[b] = encode_row(boards[b], b, obs, moves[b], node_of_hex, scratch, False)
-        n_moves[b] = obs.n_legal[b]  # a private copy survives callers writing into obs
+        games.errors[b] = encode_row(boards[b], b, obs, games.moves[b], node_of_hex, scratch, False)
+        games.n_moves[b] = obs.n_legal[b]  # a private copy survives callers writing into obs
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def _step_parallel(boards, hists, actions, start, obs, moves, n_moves,
-                   rewards, terminated, truncated, final_status, episode_length, errors):
+def _step_parallel(games, actions, obs, out):
     """Validate every action, then play, auto-reset and re-encode every game, in parallel
     over chunks of games. Returns the first game whose action is illegal (then nothing
     changed), or -1."""
-    B = boards.shape[0]
+    B = games.boards.shape[0]
     n_chunks = (B + CHUNK - 1) // CHUNK
     slots = np.empty(B, dtype=np.int64)
     for c in prange(n_chunks):
-        _validate_games(boards, actions, moves, n_moves, slots, c * CHUNK, min(B, (c + 1) * CHUNK))
+        _validate_games(games, actions, slots, c * CHUNK, min(B, (c + 1) * CHUNK))
     for b in range(B):
         if slots[b] < 0:
             return b
     for c in prange(n_chunks):
-        _step_games(boards, hists, slots, start, obs, moves, n_moves, rewards, terminated, truncated,
-                    final_status, episode_length, errors, c * CHUNK, min(B, (c + 1) * CHUNK))
+        _step_games(games, slots, obs, out, c * CHUNK, min(B, (c + 1) * CHUNK))
     return -1
 
 
 @njit(cache=True, nogil=True)
-def _step_serial(boards, hists, actions, start, obs, moves, n_moves,
-                 rewards, terminated, truncated, final_status, episode_length, errors):
+def _step_serial(games, actions, obs, out):
     """``_step_parallel`` on the calling thread (small batches, one numba thread)."""
-    B = boards.shape[0]
+    B = games.boards.shape[0]
     slots = np.empty(B, dtype=np.int64)
-    _validate_games(boards, actions, moves, n_moves, slots, 0, B)
+    _validate_games(games, actions, slots, 0, B)
     for b in range(B):
         if slots[b] < 0:
             return b
-    _step_games(boards, hists, slots, start, obs, moves, n_moves, rewards, terminated, truncated,
-                final_status, episode_length, errors, 0, B)
+    _step_games(games, slots, obs, out, 0, B)
     return -1
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def _reset_parallel(boards, hists, start, obs, moves, n_moves, errors):
-    B = boards.shape[0]
+def _reset_parallel(games, obs, out):
+    """Every game back to the empty board, encoded (``out``: scratch, nothing is reported)."""
+    B = games.boards.shape[0]
     slots = np.full(B, -1, dtype=np.int64)  # -1 = reset
-    f32 = np.empty(B, dtype=np.float32)
-    flag = np.empty(B, dtype=np.bool_)
-    i8 = np.empty(B, dtype=np.int8)
-    i32 = np.empty(B, dtype=np.int32)
     for c in prange((B + CHUNK - 1) // CHUNK):
-        _step_games(boards, hists, slots, start, obs, moves, n_moves, f32, flag, flag, i8, i32, errors,
-                    c * CHUNK, min(B, (c + 1) * CHUNK))
+        _step_games(games, slots, obs, out, c * CHUNK, min(B, (c + 1) * CHUNK))
 
 
 class HiveVecEnv:
@@ -198,6 +231,7 @@ class HiveVecEnv:
         self._moves = allocate_moves(B)
         self._n_moves = np.zeros(B, dtype=np.int32)
         self._errors = np.zeros(B, dtype=np.int8)
+        self._games = Games(self.boards, self.hists, self._moves, self._n_moves, self._errors, self._start)
         self.reset()
 
     # ----- the contract ------------------------------------------------------------------
@@ -206,8 +240,7 @@ class HiveVecEnv:
         if seed is not None:
             self.seed = seed
         with launching():
-            _reset_parallel(self.boards, self.hists, self._start, self._obs_t, self._moves, self._n_moves,
-                            self._errors)
+            _reset_parallel(self._games, self._obs_t, allocate_results(self.num_envs))
         raise_encoding_errors(self._errors, self.max_legal)
         return self.obs, {}
 
@@ -229,21 +262,15 @@ class HiveVecEnv:
             raise IllegalActionError(
                 f"expected [{self.num_envs}] integer actions, got {acts.shape} {acts.dtype}")
         acts = np.ascontiguousarray(acts, dtype=np.int64)
-        B = self.num_envs
-        rewards = np.empty(B, dtype=np.float32)
-        terminated = np.empty(B, dtype=np.bool_)
-        truncated = np.empty(B, dtype=np.bool_)
-        final_status = np.empty(B, dtype=np.int8)
-        episode_length = np.empty(B, dtype=np.int32)
-        kernel = _step_serial if B <= CHUNK or numba.get_num_threads() == 1 else _step_parallel
+        out = allocate_results(self.num_envs)
+        kernel = _step_serial if self.num_envs <= CHUNK or numba.get_num_threads() == 1 else _step_parallel
         with launching(kernel is _step_parallel):
-            bad = kernel(self.boards, self.hists, acts, self._start, self._obs_t, self._moves, self._n_moves,
-                         rewards, terminated, truncated, final_status, episode_length, self._errors)
+            bad = kernel(self._games, acts, self._obs_t, out)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(int(bad), int(acts[bad])))
         raise_encoding_errors(self._errors, self.max_legal)
-        return self.obs, rewards, terminated, truncated, {"final_status": final_status,
-                                                          "episode_length": episode_length}
+        return self.obs, out.rewards, out.terminated, out.truncated, {"final_status": out.final_status,
+                                                                      "episode_length": out.episode_length}
 
     def observe(self) -> dict[str, np.ndarray]:
         """The current observation (the preallocated arrays; copy to keep)."""
