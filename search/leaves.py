@@ -135,20 +135,18 @@ def position_keys(boards: np.ndarray, hists: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def adjudicated_value(board: np.ndarray, hist: np.ndarray, margin: int, every_draw: bool = False) -> float:
+def adjudicated_value(board: np.ndarray, hist: np.ndarray, margin: int) -> float:
     """Value of a finished position for its side to move, scored as self-play labels it: a
-    draw by the ply cap (not ``is_real_draw``; with ``every_draw`` any draw, so a repetition
-    too) gets ``adjudicate(board, margin)``'s result (``margin <= 0``: a draw, the same as
-    :func:`terminal_value`; a double surround stays a draw, its pressures being equal)."""
+    draw by the ply cap (not ``is_real_draw``) gets ``adjudicate(board, margin)``'s result
+    (``margin <= 0``: a draw, the same as :func:`terminal_value`)."""
     status = board[STATUS]
-    if status == DRAW and margin > 0 and (every_draw or not is_real_draw(board, hist)):
+    if status == DRAW and margin > 0 and not is_real_draw(board, hist):
         status = adjudicate(board, margin)
     return score_for(status, board[PLY] & 1)
 
 
 @njit(cache=True, nogil=True)
-def adjudicate_leaves_(leaves: LeafBatch, node_terminal_value: np.ndarray, margin: int,
-                       every_draw: bool = False) -> None:
+def adjudicate_leaves_(leaves: LeafBatch, node_terminal_value: np.ndarray, margin: int) -> None:
     """Re-value the drawn terminal leaves of a step with :func:`adjudicated_value` (a game drawn by
     the ply cap, not a real draw, gets the adjudicated result, as self-play labels it), in
     ``leaves.value`` and in the tree (``node_terminal_value [B, N] float32``), so that later
@@ -157,7 +155,7 @@ def adjudicate_leaves_(leaves: LeafBatch, node_terminal_value: np.ndarray, margi
     for i in range(leaves.node.shape[0]):
         if leaves.status[i] != LEAF_TERMINAL or leaves.boards[i, STATUS] != DRAW:
             continue
-        v = adjudicated_value(leaves.boards[i], leaves.hists[i], margin, every_draw)
+        v = adjudicated_value(leaves.boards[i], leaves.hists[i], margin)
         leaves.value[i] = v
         node_terminal_value[i // L, leaves.node[i]] = v
 

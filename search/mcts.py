@@ -235,16 +235,12 @@ class BatchedMCTS:
         adjudicate_margin: value a position drawn by the ply cap by ``hive_env.outcome.adjudicate``
             with this margin, as self-play labels capped games (``selfplay.adjudicate_margin``);
             0 = such a position is a draw.
-        adjudicate_repetitions: with ``adjudicate_margin``, a position drawn by repetition too
-            (``selfplay.adjudicate_repetitions``).
     """
 
     def __init__(self, config: SearchConfig, batch: int, expansions: int, evaluate: Evaluate,
-                 max_legal: int = MAX_LEGAL, adjudicate_margin: int = 0,
-                 adjudicate_repetitions: bool = False):
+                 max_legal: int = MAX_LEGAL, adjudicate_margin: int = 0):
         self.config = config
         self.adjudicate_margin = int(adjudicate_margin)
-        self.adjudicate_repetitions = bool(adjudicate_repetitions)
         self.B = batch
         self.expansions = expansions
         self.cache = EvalCache(config.eval_cache)
@@ -510,8 +506,7 @@ class BatchedMCTS:
             select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.roots.candidates)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
-            adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin,
-                               self.adjudicate_repetitions)
+            adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
         table, cached = self.cache.table, self.cache.capacity > 0
         counts[:] = 0
         k = gather_leaves(table, cached, leaves.boards, leaves.status, leaves.row, out, s.sims_done, counts)

@@ -332,13 +332,12 @@ class Run:
         if self._warned_draws or games < RECENT_GAMES or draws < DRAWN_WARNING:
             return
         self._warned_draws = True
-        sp = self.cfg.selfplay
-        hint = "" if sp.adjudicate_repetitions and sp.adjudicate_margin > 0 else (
-            "; selfplay.adjudicate_margin=2 selfplay.adjudicate_repetitions=true score such games by "
-            "queen pressure")
         capped = shares["capped_share"]
+        hint = ("; selfplay.adjudicate_margin=2 scores games stopped by the cap by queen pressure"
+                if capped >= draws / 2 and self.cfg.selfplay.adjudicate_margin <= 0 else "")
         self.log(f"warning: {draws:.0%} of the last {games} self-play games were draws ({capped:.0%} by the "
-                 f"ply cap): their results teach the network nothing{hint}")
+                 f"ply cap, the rest by repetition or a double surround): their results teach the network "
+                 f"nothing{hint}")
 
     def evaluate(self, hook, step: int) -> None:
         """Evaluate the checkpoint of ``step`` with self-play paused (evaluation takes the cores

@@ -10,8 +10,6 @@ Capped games (``ply_cap``) are draws; with ``adjudicate_margin > 0`` a capped ga
 instead scored as a win for the side whose pressure on the enemy queen (occupied
 neighbours) is ahead by at least that margin: a denser learning signal for small runs. The
 search values positions drawn by the cap by the same rule, so its targets agree with the labels.
-With ``adjudicate_repetitions`` a game drawn by repetition is scored so too (a double surround
-stays a draw: its pressures are equal).
 
 Playout-cap randomisation (KataGo, Wu 2019): with ``full_search_prob < 1`` a move gets the
 full ``search.sims`` only with that probability (drawn per batched move, for all games at
@@ -29,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hive_env import Game
-from hive_env.board import DRAW, HIST, PLY, play
+from hive_env.board import HIST, PLY, play
 from hive_env.outcome import adjudicate, queen_pressure, score_for
 from hive_env.tactics import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN
 from hive_env.vec_env import HiveVecEnv
@@ -48,9 +46,6 @@ class SelfPlayConfig:
         temperature_plies: plies played by sampling from visit counts (tau = 1), then the
             most visited move (AlphaZero: 30 in chess).
         adjudicate_margin: see the module docstring; 0 = capped games are plain draws.
-        adjudicate_repetitions: with ``adjudicate_margin``, games drawn by repetition are
-            adjudicated too (module docstring): self-play that settles into shuffling the same
-            pieces back and forth still learns who was winning.
         full_search_prob: share of moves searched with ``search.sims`` and recorded as
             samples (playout-cap randomisation; 1 = every move, KataGo 0.25).
         fast_sims: simulations of the other moves' searches (at most ``search.sims``).
@@ -62,22 +57,12 @@ class SelfPlayConfig:
     games: int = bounded(32, ge=1)
     temperature_plies: int = bounded(12, ge=0)
     adjudicate_margin: int = 0
-    adjudicate_repetitions: bool = False
     full_search_prob: float = bounded(1.0, gt=0.0, le=1.0)
     fast_sims: int = bounded(8, ge=1)
     proven_targets: bool = False
 
     def __post_init__(self):
         check_ranges(self)
-
-
-def labelled_status(status: int, truncated: bool, last: np.ndarray, config: SelfPlayConfig) -> int:
-    """The result a finished game's samples are labelled with: a game stopped by the ply cap
-    (``truncated``), and with ``adjudicate_repetitions`` any drawn game, is adjudicated by queen
-    pressure at its final position ``last`` (``adjudicate_margin``); others keep ``status``."""
-    if truncated or (config.adjudicate_repetitions and status == DRAW):
-        return adjudicate(last, config.adjudicate_margin)
-    return status
 
 
 def sharpen_targets(policy: np.ndarray, q: float, move_proof: np.ndarray, n: int,
@@ -143,8 +128,7 @@ class SelfPlay:
             raise ValueError(f"selfplay.fast_sims ({config.fast_sims}) must be at most "
                              f"search.sims ({search.sims})")
         self.mcts = BatchedMCTS(search, config.games, self.env.expansions, evaluate,
-                                adjudicate_margin=config.adjudicate_margin,  # search values = labels
-                                adjudicate_repetitions=config.adjudicate_repetitions)
+                                adjudicate_margin=config.adjudicate_margin)  # search values = labels
         self.rng = np.random.default_rng(seed)
         self.traces = [_Trace() for _ in range(config.games)]
 
@@ -187,7 +171,8 @@ class SelfPlay:
             status = int(info["final_status"][b])
             last = boards_before[b].copy()
             play(last, np.zeros(HIST, np.uint64), int(moves[b]))  # the final position
-            status = labelled_status(status, bool(truncated[b]), last, self.config)
+            if truncated[b]:
+                status = adjudicate(last, self.config.adjudicate_margin)
             pressure = (queen_pressure(last, 0), queen_pressure(last, 1))
             finished.append(self._finish(int(b), status, bool(truncated[b]), pressure))
         self.mcts.reset(ended)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from hive_env import BLACK_WINS, DRAW, IN_PROGRESS, WHITE_WINS, Game
-from hive_env.board import HIST, PLY, PLY_CAP, STATUS, compute_status
+from hive_env import DRAW, IN_PROGRESS, WHITE_WINS, Game
+from hive_env.board import PLY, PLY_CAP, STATUS
 from hive_env.outcome import adjudicate, is_real_draw, terminal_value
 from hive_env.position import board_from_tiles
 from models.gnn import build_model
@@ -23,7 +23,7 @@ from search.leaves import adjudicated_value, play
 from search.mcts import BatchedMCTS, SearchConfig
 from search.network import uniform_evaluate
 from search.root_policy import child_stats
-from training.selfplay import SelfPlay, SelfPlayConfig, labelled_status
+from training.selfplay import SelfPlay, SelfPlayConfig
 
 from helpers import MIDGAME, WIN_IN_ONE, hashed_evaluate
 
@@ -285,33 +285,6 @@ def test_a_capped_position_gets_the_adjudicated_value():
         assert terminal_value(b) == 0.0
         assert adjudicated_value(b, h, MARGIN) == -1.0  # Black to move there: lost
         assert adjudicated_value(b, h, 0) == 0.0
-
-
-def repeated_position() -> tuple[np.ndarray, np.ndarray]:
-    """The pressure position drawn by threefold repetition (White to move, Black's queen the
-    more pressed)."""
-    board, hist = board_from_tiles("Base", PRESSURE, ply=CAP - 1)
-    ply = int(board[PLY])
-    for back in (4, 8):  # the same position 4 and 8 plies ago: threefold
-        hist[(ply - back) % HIST] = hist[ply % HIST]
-    board[STATUS] = compute_status(board, hist)
-    assert board[STATUS] == DRAW and is_real_draw(board, hist)
-    return board, hist
-
-
-def test_a_repetition_is_adjudicated_only_when_asked():
-    board, hist = repeated_position()
-    assert adjudicated_value(board, hist, MARGIN) == 0.0  # a real draw
-    assert adjudicated_value(board, hist, MARGIN, True) == 1.0  # White to move, ahead by pressure
-    assert adjudicated_value(board, hist, 0, True) == 0.0  # no margin: no adjudication
-    ask = SelfPlayConfig(adjudicate_margin=MARGIN, adjudicate_repetitions=True)
-    plain = SelfPlayConfig(adjudicate_margin=MARGIN)
-    assert labelled_status(DRAW, False, board, ask) == WHITE_WINS
-    assert labelled_status(DRAW, False, board, plain) == DRAW
-    assert labelled_status(DRAW, True, board, plain) == WHITE_WINS  # the cap: always adjudicated
-    assert labelled_status(BLACK_WINS, False, board, ask) == BLACK_WINS
-    level, _ = board_from_tiles("Base", [("wQ", 0, 0), ("bQ", 1, 0)], ply=2)  # equal pressure: a draw
-    assert labelled_status(DRAW, False, level, ask) == DRAW
 
 
 def test_the_search_and_the_self_play_labels_score_the_cap_alike():

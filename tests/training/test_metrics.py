@@ -184,17 +184,18 @@ def test_a_run_whose_self_play_is_nearly_all_draws_says_so_once(tmp_path):
     assert games == RECENT_GAMES and shares["draw_share"] == 1.0
     warn(shares, games)
     warn(shares, games)
-    said = f"warning: 100% of the last {RECENT_GAMES} self-play games were draws (0% by the ply cap)"
-    assert len(lines) == 1 and lines[0].startswith(said)
-    assert "selfplay.adjudicate_repetitions=true" in lines[0]
-    run.cfg.selfplay, run._warned_draws, lines[:] = SelfPlayConfig(adjudicate_margin=2,
-                                                                   adjudicate_repetitions=True), False, []
-    warn(shares, games)
-    assert len(lines) == 1 and "adjudicate" not in lines[0]  # already asked for: nothing to suggest
+    said = f"warning: 100% of the last {RECENT_GAMES} self-play games were draws (0% by the ply cap, the rest"
+    assert len(lines) == 1 and lines[0].startswith(said) and "adjudicate" not in lines[0]
+    capped = {**drawn, "truncated": np.ones(RECENT_GAMES, bool)}  # drawn by the cap, no adjudication
+    metrics.selfplay(capped)
+    run.cfg.selfplay, run._warned_draws, lines[:] = SelfPlayConfig(), False, []
+    warn(*metrics.log_selfplay(3, 300))
+    hint = "selfplay.adjudicate_margin=2 scores games stopped by the cap by queen pressure"
+    assert len(lines) == 1 and lines[0].endswith(hint)
     some = {**drawn, "status": np.where(np.arange(RECENT_GAMES) % 5 == 0, WHITE_WINS, DRAW).astype(np.int8)}
     metrics.selfplay(some)
     run._warned_draws, lines[:] = False, []
-    warn(*metrics.log_selfplay(3, 300))
+    warn(*metrics.log_selfplay(4, 400))
     assert lines == []  # 80% draws: below the warning
     metrics.close()
 
