@@ -28,7 +28,7 @@ from .lineage import Parent, load_parent
 from .metrics import write_line
 from .overrides import CONFIGS, compose_config, one_line, settings_help
 from .resume import check_resume, record_resume
-from .run import Run, Stopped, git_commit, save_final
+from .run import Run, Stopped, git_commit, raise_if_signalled, save_final
 from .selfplay_backend import arena_executor
 
 __all__ = ["CONFIGS", "Prepared", "TrainResult", "check_command_line", "compose_config", "prepare", "train"]
@@ -174,12 +174,15 @@ def train(cfg: DictConfig, log: Callable[[str], None] = write_line) -> TrainResu
         log(f"time: training {run.trainer.seconds / 60:.1f} min, evaluation "
             f"{run.trainer.eval_seconds / 60:.1f} min (self-play paused meanwhile; train.max_minutes "
             f"counts {counted})")
+        raise_if_signalled()
         final = save_final(run)
         log(f"final checkpoint: {final}")
+        raise_if_signalled()
         report = gatekeeper.final_match(final, run.metrics, run.trainer.step)
         ladder = gatekeeper.final_ladder(final, run.metrics, run.trainer.step)
         if ladder is not None:
             log(f"final {ladder.line()}")
+        raise_if_signalled()
         stopping = False
         return TrainResult(rc.run_dir, final, report, rc.name, rc.train.steps, ladder)
     except Stopped as e:

@@ -15,6 +15,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,10 @@ class Stopped(KeyboardInterrupt):
         self.step: int | None = None  # the training step it stopped at, when known
 
 
+_signalled: list[int] = []
+"""The signal :func:`stop_on_signals` caught, if any (its exception may be lost: raise_if_signalled)."""
+
+
 def stop_on_signals() -> None:
     """Make SIGINT and SIGTERM raise :class:`Stopped` in this (the main) thread, so ``finally``
     blocks stop the workers and flush TensorBoard. A second signal while stopping exits at
@@ -63,10 +68,25 @@ def stop_on_signals() -> None:
     def handler(signum, frame):
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, lambda n, f: os._exit(128 + n))
+        _signalled.append(signum)
         raise Stopped(signum)
 
+    def unraisable(info) -> None:  # Stopped lost in a finalizer: raised again, so not a traceback
+        if not isinstance(info.exc_value, Stopped):
+            default_unraisable(info)
+
+    default_unraisable = sys.unraisablehook
+    sys.unraisablehook = unraisable
     for s in (signal.SIGINT, signal.SIGTERM):
         signal.signal(s, handler)
+
+
+def raise_if_signalled() -> None:
+    """Raise :class:`Stopped` again for a signal already caught: Python drops an exception
+    raised inside a finalizer (``__del__``, as llvmlite's run during garbage collection), so the
+    loops call this at each step to stop all the same."""
+    if _signalled:
+        raise Stopped(_signalled[0])
 
 
 def _plain_rng_states(rng: np.random.Generator) -> dict[str, Any]:
@@ -267,6 +287,7 @@ class Run:
             clock = time.monotonic()
             self._eval_spent = 0.0  # evaluations before the loop (catching up) are not inside it
             while self.trainer.step < tc.steps and not self.trainer.out_of_time():
+                raise_if_signalled()
                 now = time.monotonic()
                 self.trainer.seconds += now - clock - self._eval_spent  # training time only
                 self._eval_spent = 0.0

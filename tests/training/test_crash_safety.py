@@ -13,6 +13,8 @@ import random
 import shutil
 import signal
 import subprocess
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -20,11 +22,12 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
+import training.run
 from search.checkpoint import load_model
 from training.config import register_configs, run_config
 from training.gating import file_hash
 from training.resume import resume_changes
-from training.run import Run
+from training.run import Run, Stopped, stop_on_signals
 
 from helpers import ROOT, hive_train, wait_for
 
@@ -209,6 +212,36 @@ def test_a_signal_stops_cleanly_and_the_run_resumes(tmp_path, signum, code):
     assert "resumed from checkpoint step" in out and "Traceback" not in out
     assert load_model(run_dir / "checkpoints" / "final.pt")[1]["step"] == 20
     assert evaluations_lost(run_dir, 20, 10, 2) == []
+
+
+class SignalledInFinalizer:
+    """An object whose finalizer receives SIGTERM: Python drops the exception its handler raises."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # the handler runs between bytecodes, here
+            pass
+
+
+def test_a_signal_lost_in_a_finalizer_still_stops_the_run(monkeypatch):
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)  # Python's report of what it drops
+    monkeypatch.setattr(training.run, "_signalled", [])
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        stop_on_signals()
+        training.run.raise_if_signalled()  # nothing caught yet: nothing raised
+        obj = SignalledInFinalizer()
+        del obj  # the Stopped raised inside __del__ is lost...
+        with pytest.raises(Stopped) as e:  # ...and raised again where the loop checks
+            training.run.raise_if_signalled()
+        assert e.value.exit_code == 143
+        assert reported == []  # the lost one printed no traceback
+        sys.unraisablehook(types.SimpleNamespace(exc_value=ValueError()))
+        assert len(reported) == 1  # other lost exceptions are reported as before
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
 
 
 # ----- RNG states in checkpoints --------------------------------------------------------------------------
