@@ -228,6 +228,28 @@ def unplay(board: np.ndarray, move: int, token: int) -> None:
     board[PLY] -= 1
 
 
+@njit(cache=True, **NO_REFCOUNT)
+def repeats(board: np.ndarray, hist: np.ndarray, move: int) -> bool:
+    """Whether the legal ``move`` reaches a position already seen with the same side to move
+    (within :data:`REPETITION_WINDOW`): a step towards a draw by repetition. ``board`` and
+    ``hist`` are left as they were."""
+    ply = np.int64(board[PLY])
+    slot = (ply + 1) % HIST
+    kept = hist[slot]
+    token = play(board, hist, move)
+    reached = hist[slot]
+    seen = False
+    q = ply - 1
+    while q >= 0 and ply + 1 - q <= REPETITION_WINDOW:
+        if hist[q % HIST] == reached:
+            seen = True
+            break
+        q -= 2
+    unplay(board, move, token)
+    hist[slot] = kept
+    return seen
+
+
 @njit(cache=True)
 def full_hash(board: np.ndarray) -> np.uint64:
     """Zobrist hash of the position computed from scratch (side to move included)."""

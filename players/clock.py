@@ -15,6 +15,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from hive_zero.checks import RangeError, bounded, check_ranges
+
 MOVES_TO_GO = 25
 """Moves a side is assumed still to play (Hive games last about 30 moves a side)."""
 RESERVE_S = 0.05
@@ -37,14 +39,14 @@ class ClockError(ValueError):
 class ClockControl:
     """``base_s`` seconds for the game, ``increment_s`` added after each move."""
 
-    base_s: float
-    increment_s: float = 0.0
+    base_s: float = bounded(gt=0, lt=math.inf, label="base")
+    increment_s: float = bounded(0.0, ge=0, lt=math.inf, label="increment")
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.base_s) and math.isfinite(self.increment_s)) or self.base_s <= 0 \
-                or self.increment_s < 0:
-            raise ClockError(f"a clock needs base > 0 and increment >= 0 seconds (got {self.base_s:g}+"
-                             f"{self.increment_s:g})")
+        try:
+            check_ranges(self)
+        except RangeError as e:
+            raise ClockError(f"bad clock {self.base_s:g}+{self.increment_s:g}: {e} seconds") from None
 
     @classmethod
     def parse(cls, text: str) -> ClockControl:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hive_zero.checks import RangeError, bounded, check_ranges
+
 from .base import Budget
 
 TOP_LEVEL_SECONDS = 1.0
@@ -45,16 +47,20 @@ class Level:
     sims: int | None
     time_s: float | None
     sample: str = "visits"
-    top_k: int = 1
-    temperature: float = 0.0
+    top_k: int = bounded(1, ge=1)
+    temperature: float = bounded(0.0, ge=0)
     tactics: bool = True
 
     def __post_init__(self) -> None:
+        try:
+            check_ranges(self)
+        except RangeError as e:
+            raise ValueError(f"level {self.number}: {e}") from None
         if (self.sims is None) == (self.time_s is None):
             raise ValueError(f"level {self.number}: give sims or time_s, exactly one")
-        if self.sample not in SAMPLES or self.top_k < 1 or self.temperature < 0:
-            raise ValueError(f"level {self.number}: bad softening ({self.sample}, {self.top_k}, "
-                             f"{self.temperature})")
+        if self.sample not in SAMPLES:
+            raise ValueError(f"level {self.number}: sample must be one of {', '.join(SAMPLES)}, "
+                             f"got {self.sample!r}")
         if self.softened and self.temperature == 0:
             raise ValueError(f"level {self.number}: a draw among {self.top_k} moves needs a temperature > 0")
 

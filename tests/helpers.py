@@ -334,3 +334,9 @@ def serving(app, limits=None) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+SHUFFLE = ("Base;Draw;Black[14];wA1;bA1 wA1/;wS1 wA1\\;bA2 \\bA1;wQ /wS1;bA3 \\bA2;wS2 /wQ;bQ bA2/;wA2 wQ-;"
+           "bB1 bA1-;wA3 wA2/;bS1 \\bB1;wG1 wA2-;bA3 bQ/;wA3 -bA3;bB1 bS1-;wG1 -wQ;bA3 /wA1;wA2 /wS2;"
+           "bB1 bS1/;wA2 wS2\\;bB1 bS1-;wA2 /wS2;bB1 bS1/;wA2 wS2\\;bB1 bS1-;wA2 /wS2")
+"""A self-play game of an early network that shuffled to a draw by repetition."""

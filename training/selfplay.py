@@ -25,9 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from hive_env import Game
-from hive_env.board import HIST, PLY, play
+from hive_env.board import HIST, PLY, play, repeats
 from hive_env.outcome import adjudicate, queen_pressure, score_for
 from hive_env.tactics import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN
 from hive_env.vec_env import HiveVecEnv
@@ -52,6 +53,9 @@ class SelfPlayConfig:
         proven_targets: sharpen a sample's targets with what the search proved
             (:func:`sharpen_targets`); off: the search's targets as they are (docs/search.md; why off:
             docs/strength.md, "The learning-efficiency options").
+        avoid_repetition: where the chosen move reaches a position the game has already seen,
+            play the move with the most policy that does not (if any): games keep going instead
+            of shuffling to a draw by repetition. The samples' targets are the search's as they are.
     """
 
     games: int = bounded(32, ge=1)
@@ -60,6 +64,7 @@ class SelfPlayConfig:
     full_search_prob: float = bounded(1.0, gt=0.0, le=1.0)
     fast_sims: int = bounded(8, ge=1)
     proven_targets: bool = False
+    avoid_repetition: bool = False
 
     def __post_init__(self):
         check_ranges(self)
@@ -87,6 +92,25 @@ def sharpen_targets(policy: np.ndarray, q: float, move_proof: np.ndarray, n: int
         policy[:n][lost] = 0.0
         policy /= kept
     return policy, q
+
+
+@njit(cache=True)
+def unrepeated_choice(boards: np.ndarray, hists: np.ndarray, moves: np.ndarray, policy: np.ndarray,
+                      n_legal: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """The slot each game plays: ``chosen``, unless its move repeats a position
+    (``hive_env.board.repeats``) while another move does not; then the one of those with the
+    most ``policy`` (the first on a tie)."""
+    out = chosen.copy()
+    for b in range(len(chosen)):
+        if not repeats(boards[b], hists[b], moves[b, chosen[b]]):
+            continue
+        best, most = -1, -1.0
+        for s in range(n_legal[b]):
+            if s != chosen[b] and policy[b, s] > most and not repeats(boards[b], hists[b], moves[b, s]):
+                best, most = s, policy[b, s]
+        if best >= 0:
+            out[b] = best
+    return out
 
 
 GAME_STATS = (("plies", np.int32), ("status", np.int8), ("truncated", np.bool_))
@@ -148,6 +172,8 @@ class SelfPlay:
         res = self.mcts.search(env.boards, env.hists, seeds, add_noise=full, temperature=temps,
                                sims=None if full else self.config.fast_sims)
         slots = res.chosen
+        if self.config.avoid_repetition:
+            slots = unrepeated_choice(env.boards, env.hists, res.moves, res.policy, res.n_legal, slots)
         idx = np.arange(B)
         actions = res.actions[idx, slots]
         moves = res.moves[idx, slots]

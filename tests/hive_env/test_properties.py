@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hive_env import GAME_TYPES, Game
-from hive_env.board import BOARD_SIZE, HIST, LEVEL, POS, TOP, full_hash
+from hive_env.board import BOARD_SIZE, HIST, LEVEL, POS, REPETITION_WINDOW, TOP, full_hash, repeats
 from hive_env.grid import NEIGH
 from hive_env.pieces import N_PIECES
 from hive_env.symmetry import N_SYMMETRIES, transform_board, transform_move
 
-from helpers import cells_connected, random_game
+from helpers import SHUFFLE, cells_connected, random_game
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -58,6 +58,43 @@ def test_every_listed_move_plays_and_keeps_one_hive(game):
         child.play(int(move))
         assert hive_is_connected(child.board), (game.game_string(), game.move_string(move))
         assert child.hash == int(full_hash(child.board)), "incremental hash differs from scratch"
+
+
+def repeats_reference(game: Game, hashes: list[int], move: int) -> bool:
+    """Whether ``move`` reaches a position of ``hashes`` (the game's, by ply) with the same side
+    to move, within the repetition window: played out on a copy."""
+    child = game.copy()
+    child.play(move)
+    earlier = range(child.ply - 2, max(child.ply - REPETITION_WINDOW, 0) - 1, -2)
+    return any(hashes[q] == child.hash for q in earlier)
+
+
+def check_repeats_along(game_type: str, moves: list[int]) -> int:
+    """``repeats`` against the reference for every legal move along ``moves``; the repeating moves met."""
+    game, hashes, met = Game(game_type), [], 0
+    for played in [*moves, None]:
+        hashes.append(game.hash)
+        board, hist = game.board.copy(), game.hist.copy()
+        for move in game.legal_moves():
+            got = repeats(game.board, game.hist, int(move))
+            assert got == repeats_reference(game, hashes, int(move)), (game.game_string(), int(move))
+            met += got
+        assert (game.board == board).all() and (game.hist == hist).all()  # left as it was
+        if played is not None and not game.is_over:
+            game.play(played)
+    return met
+
+
+@SETTINGS
+@given(games)
+def test_repeats_says_whether_a_move_returns_to_a_position_seen(game):
+    check_repeats_along(game.game_type, list(game.moves))
+
+
+def test_repeats_finds_the_shuffles_of_a_repetition_draw():
+    record = Game.from_string(SHUFFLE)
+    assert record.state == "Draw"
+    assert check_repeats_along("Base", list(record.moves)) >= 4  # both sides' returns
 
 
 @SETTINGS

@@ -21,6 +21,15 @@ def test_a_bad_control_is_one_line_error(text):
     assert "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("base,inc,why", [(0.0, 1.0, "base must be in (0, inf), got 0.0"),
+                                          (60.0, -1.0, "increment must be in [0, inf), got -1.0"),
+                                          (float("inf"), 0.0, "base must be in (0, inf), got inf"),
+                                          (60.0, float("nan"), "increment must be in [0, inf), got nan")])
+def test_a_control_out_of_range_names_the_side(base, inc, why):
+    with pytest.raises(ClockError, match=why.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        ClockControl(base, inc)
+
+
 def test_the_share_is_a_part_of_the_time_left_plus_the_increment():
     assert move_share(60, 1) == pytest.approx((60 - RESERVE_S) / 25 + 1)
     assert move_share(0, 1) == 0.0

@@ -74,6 +74,16 @@ def test_bad_level_specs_are_refused_in_one_line(spec, why):
         make_player(spec)  # refused before any network is loaded
 
 
+@pytest.mark.parametrize("kw,why", [({"top_k": 0}, "top_k must be >= 1, got 0"),
+                                    ({"top_k": 2, "temperature": -1.0}, "temperature must be >= 0, got -1.0"),
+                                    ({"sample": "value"}, "sample must be one of prior, visits"),
+                                    ({"time_s": 1.0}, "give sims or time_s, exactly one"),
+                                    ({"top_k": 2}, "a draw among 2 moves needs a temperature > 0")])
+def test_a_bad_level_is_refused_naming_what(kw, why):
+    with pytest.raises(ValueError, match=f"^level 5: {why}"):
+        Level(5, **{"sims": 8, "time_s": None, **kw})
+
+
 def test_with_level_replaces_the_budget_of_a_spec():
     assert with_level("alphazero", 3) == "alphazero:level=3"
     assert with_level("alphazero:sims=64,leaves=2,time=1,gumbel=1", 5) == "alphazero:leaves=2,level=5"

@@ -1,21 +1,23 @@
-"""Self-play: playout-cap randomisation, proven targets, final queen pressure."""
+"""Self-play: playout-cap randomisation, proven targets, final queen pressure, avoiding repetitions."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hive_env import BLACK_WINS, WHITE_WINS, Game
-from hive_env.board import PLY
+from hive_env import BLACK_WINS, DRAW, WHITE_WINS, Game
+from hive_env.board import PLY, repeats
 from hive_env.outcome import adjudicate, queen_pressure
 from hive_env.tactics import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN
 from search.mcts import SearchConfig
-from training.selfplay import SelfPlay, SelfPlayConfig, sharpen_targets
+from training.selfplay import SelfPlay, SelfPlayConfig, sharpen_targets, unrepeated_choice
+
+from helpers import SHUFFLE
 
 
 def play_out(config: SelfPlayConfig, sims: int = 8, ply_cap: int = 24, seed: int = 0):
     """Self-play with the hashed fake network until every game finished once."""
-    from tests.helpers import hashed_evaluate
+    from helpers import hashed_evaluate
 
     sp = SelfPlay(config, SearchConfig(sims=sims), "Base", ply_cap, hashed_evaluate, seed=seed)
     finished, steps = [], 0
@@ -91,3 +93,40 @@ def test_samples_carry_the_final_queen_pressure_of_both_sides():
 
 
 # ----- trainer ---------------------------------------------------------------------------------
+
+
+def test_the_choice_avoids_a_move_that_repeats_a_position_when_another_exists():
+    record = Game.from_string(SHUFFLE)
+    game = Game("Base")
+    for move in record.moves[:-1]:  # white to move, the last move returns to a position seen
+        game.play(move)
+    legal = game.legal_moves()
+    back = int(np.flatnonzero(legal == record.moves[-1])[0])
+    assert repeats(game.board, game.hist, int(legal[back]))
+    policy = np.linspace(1.0, 2.0, len(legal)).astype(np.float32)[None]  # the last slot most likely...
+    policy[0, back] = 5.0  # ...after the repeating move, which the search chose
+    args = (game.board[None], game.hist[None], legal[None], policy, np.array([len(legal)]))
+    expected = max((s for s in range(len(legal)) if not repeats(game.board, game.hist, int(legal[s]))),
+                   key=lambda s: policy[0, s])
+    assert unrepeated_choice(*args, np.array([back]))[0] == expected
+    assert unrepeated_choice(*args, np.array([0]))[0] == 0  # a choice that repeats nothing stays
+    only = (game.board[None], game.hist[None], legal[None, [back]], policy[:, [back]], np.array([1]))
+    assert unrepeated_choice(*only, np.array([0]))[0] == 0  # the only move is played even so
+
+
+def repetition_draws(games) -> int:
+    return sum(g.status == DRAW and not g.truncated for g in games)
+
+
+def test_avoiding_repetitions_turns_shuffling_games_into_played_out_ones():
+    shuffling = SelfPlayConfig(games=4, temperature_plies=0)
+    _, games, _ = play_out(shuffling, ply_cap=80)
+    assert repetition_draws(games) >= 2  # the hashed network's choices cycle
+    _, games, _ = play_out(SelfPlayConfig(games=4, temperature_plies=0, avoid_repetition=True), ply_cap=80)
+    assert repetition_draws(games) == 0
+    for g in games:  # no position seen twice with the same side to move
+        replay, seen = Game("Base"), set()
+        for move in Game.from_string(g.game_string).moves:
+            assert (replay.hash, replay.ply % 2) not in seen, g.game_string
+            seen.add((replay.hash, replay.ply % 2))
+            replay.play(move)
