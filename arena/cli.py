@@ -25,7 +25,7 @@ from hive_zero.options import default_of, param_default
 from . import ladder
 from .arena import run_arena
 from .calibration import calibration_path, write_calibration
-from .config import ArenaConfig, ArenaError, default_out_dir
+from .config import STOPPING, ArenaConfig, default_out_dir, say_stopped
 from .report import format_report
 
 SEED_HELP = "seeds the openings and the players (default %(default)s)"
@@ -224,12 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             report = run_arena(config, out, workers=args.workers, anchor=args.anchor,
                                progress=not args.no_progress, prior_draws=args.elo_prior)
-    except (ArenaError, ValueError, OSError) as e:
-        print(f"hive-arena: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nhive-arena: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    except STOPPING as e:
+        return say_stopped("hive-arena", e)
     except Exception as e:  # a game failed (a player crashed): finished games are kept
         print(f"hive-arena: error: {type(e).__name__}: {e} (rerun the same command to resume)",
               file=sys.stderr)

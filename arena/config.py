@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -24,6 +25,20 @@ CONFIG_VERSION = 1
 
 class ArenaError(Exception):
     """A problem with the arena's settings or results directory (a one-line message)."""
+
+
+STOPPING = (ArenaError, ValueError, OSError, KeyboardInterrupt)
+"""What ends a command's matches without a traceback (:func:`say_stopped`): the games played are kept."""
+
+
+def say_stopped(command: str, e: BaseException) -> int:
+    """Say in one line why ``command``'s matches stopped (one of :data:`STOPPING`) and how to go
+    on; the exit status: 130 for Ctrl-C, 2 for a bad setting, file or results directory."""
+    if isinstance(e, KeyboardInterrupt):
+        print(f"\n{command}: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    print(f"{command}: error: {e}", file=sys.stderr)
+    return 2
 
 
 # ----- settings -----------------------------------------------------------------------------

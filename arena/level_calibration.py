@@ -24,7 +24,7 @@ from players.levels import LEVELS
 
 from . import ladder
 from .arena import run_arena
-from .config import ArenaConfig, ArenaError
+from .config import STOPPING, ArenaConfig, say_stopped
 from .ladder_card import levels_section_of
 from .level_schedule import PARTS, part_pairs, player_name, schedule
 from .ratings import fit_elo, tally
@@ -139,12 +139,8 @@ def calibrate(args: argparse.Namespace, argv: list[str] | None, levels_table: Le
                 got = played(config, out / part)
                 records += got
                 complete &= len(got) == len(config.pairings()) * config.games_per_pairing
-    except (ArenaError, ValueError, OSError) as e:
-        print(f"calibrate_levels: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ncalibrate_levels: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    except STOPPING as e:
+        return say_stopped("calibrate_levels", e)
     if not records:
         print("calibrate_levels: no games played yet", file=sys.stderr)
         return 1

@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +21,11 @@ from arena.game import play_game
 from arena.openings import OpeningsError, load_openings, random_openings
 from arena.plot import checkpoint_step, plot_ratings
 from arena.report import build_report, format_report, pairing_rows, rating_rows, write_report
+from arena.results import GAMES_FILE
 from arena.schedule import resolve_openings, schedule
 from hive_env import PASS, Game
 
-from helpers import ROOT, WIN_IN_ONE, match_records, whole
+from helpers import ROOT, WIN_IN_ONE, match_records, wait_for, whole
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # White to move wins with wA2 /bQ (tests/e2e/test_play_cli.py)
@@ -506,6 +509,20 @@ def test_cli_usage_errors_exit_2_without_traceback():
                            "--games-per-pairing", "3"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr == ("hive-arena: error: games per pairing must be even and "
                                                     ">= 2 (colours alternate in pairs), got 3\n")
+
+
+def test_ctrl_c_ends_a_match_in_one_line_and_keeps_its_games(tmp_path):
+    out = tmp_path / "match"
+    proc = subprocess.Popen([sys.executable, "-m", "scripts.arena", "gauntlet", "alphabeta:depth=1", "random",
+                             "--games-per-pairing", "400", "--out", str(out), "--no-progress"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    games = out / GAMES_FILE
+    assert wait_for(proc, lambda: games.is_file() and games.read_text().count("\n") >= 2, timeout=120)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err == "\nhive-arena: interrupted; rerun the same command to resume\n", err
+    assert games.read_text().count("\n") >= 2  # the games played are kept
 
 
 def test_checkpoint_steps():
