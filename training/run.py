@@ -353,9 +353,13 @@ class Run:
         if self._warned_draws or games < RECENT_GAMES or draws < DRAWN_WARNING:
             return
         self._warned_draws = True
-        capped = shares["capped_share"]
-        hint = ("; selfplay.adjudicate_margin=2 scores games stopped by the cap by queen pressure"
-                if capped >= draws / 2 and self.cfg.selfplay.adjudicate_margin <= 0 else "")
+        capped, sp = shares["capped_share"], self.cfg.selfplay
+        if capped >= draws / 2:
+            hint = ("; selfplay.adjudicate_margin=2 scores games stopped by the cap by queen pressure"
+                    if sp.adjudicate_margin <= 0 else "")
+        else:
+            hint = ("; selfplay.avoid_repetition=true keeps self-play from shuffling into repetitions"
+                    if not sp.avoid_repetition else "")
         self.log(f"warning: {draws:.0%} of the last {games} self-play games were draws ({capped:.0%} by the "
                  f"ply cap, the rest by repetition or a double surround): their results teach the network "
                  f"nothing{hint}")

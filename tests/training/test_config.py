@@ -85,6 +85,7 @@ def test_the_recipes_from_zero_end_within_their_minutes_evaluations_included():
         assert minutes - 2 <= rc.train.max_minutes < minutes  # start-up and the final match fit in the rest
         assert rc.train.steps * rc.train.batch_size > 100 * rc.train.max_minutes * 60  # the clock ends it
         assert rc.selfplay.workers == 2 and rc.eval.workers == 2  # both cores, all the time
+        assert rc.selfplay.avoid_repetition  # no repetition basin
         assert rc.eval.ladder and rc.eval.nokamute_time > 0 and 2 in rc.eval.ladder_depths  # the curve
         assert rc.eval.every > 0  # the curve in TensorBoard during the run
         kept = rc.train.keep_checkpoints * rc.train.checkpoint_every

@@ -186,6 +186,10 @@ def test_a_run_whose_self_play_is_nearly_all_draws_says_so_once(tmp_path):
     warn(shares, games)
     said = f"warning: 100% of the last {RECENT_GAMES} self-play games were draws (0% by the ply cap, the rest"
     assert len(lines) == 1 and lines[0].startswith(said) and "adjudicate" not in lines[0]
+    assert lines[0].endswith("selfplay.avoid_repetition=true keeps self-play from shuffling into repetitions")
+    run.cfg.selfplay, run._warned_draws, lines[:] = SelfPlayConfig(avoid_repetition=True), False, []
+    warn(shares, games)
+    assert len(lines) == 1 and lines[0].endswith("teach the network nothing")  # no hint: it is on
     capped = {**drawn, "truncated": np.ones(RECENT_GAMES, bool)}  # drawn by the cap, no adjudication
     metrics.selfplay(capped)
     run.cfg.selfplay, run._warned_draws, lines[:] = SelfPlayConfig(), False, []
