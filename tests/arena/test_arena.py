@@ -512,9 +512,10 @@ def test_cli_usage_errors_exit_2_without_traceback():
 
 
 def test_ctrl_c_ends_a_match_in_one_line_and_keeps_its_games(tmp_path):
-    out = tmp_path / "match"
-    proc = subprocess.Popen([sys.executable, "-m", "scripts.arena", "gauntlet", "alphabeta:depth=1", "random",
-                             "--games-per-pairing", "400", "--out", str(out), "--no-progress"], cwd=ROOT,
+    out = tmp_path / "match"  # 400 games of about 0.7 s: minutes, so the signal comes mid-match
+    argv = ["gauntlet", "alphabeta", "greedy", "--time", "0.05", "--games-per-pairing", "400",
+            "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen([sys.executable, "-m", "scripts.arena", *argv], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     games = out / GAMES_FILE
     assert wait_for(proc, lambda: games.is_file() and games.read_text().count("\n") >= 2, timeout=120)
