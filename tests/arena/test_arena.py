@@ -511,12 +511,19 @@ def test_cli_usage_errors_exit_2_without_traceback():
                                                     ">= 2 (colours alternate in pairs), got 3\n")
 
 
+def interruptible() -> None:
+    """SIGINT as a terminal's: a suite started in the background (``cmd &``) ignores it, and so
+    would the match it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_ends_a_match_in_one_line_and_keeps_its_games(tmp_path):
     out = tmp_path / "match"  # 400 games of about 0.7 s: minutes, so the signal comes mid-match
     argv = ["gauntlet", "alphabeta", "greedy", "--time", "0.05", "--games-per-pairing", "400",
             "--out", str(out), "--no-progress"]
     proc = subprocess.Popen([sys.executable, "-m", "scripts.arena", *argv], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=interruptible)
     games = out / GAMES_FILE
     assert wait_for(proc, lambda: games.is_file() and games.read_text().count("\n") >= 2, timeout=120)
     os.killpg(proc.pid, signal.SIGINT)
