@@ -144,6 +144,20 @@ def is_surrounded(board: np.ndarray, h: int) -> bool:
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def times_seen(hist: np.ndarray, ply: int) -> int:
+    """How often the position of ply ``ply`` occurred with the same side to move within
+    :data:`REPETITION_WINDOW` plies, itself included (3: a draw by repetition)."""
+    cur = hist[ply % HIST]
+    seen = 0
+    q = ply
+    while q >= 0 and ply - q <= REPETITION_WINDOW:
+        if hist[q % HIST] == cur:
+            seen += 1
+        q -= 2
+    return seen
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def compute_status(board: np.ndarray, hist: np.ndarray) -> int:
     """Outcome of the position just reached: surrounds, then repetition, then ply cap."""
     wq = board[POS + WHITE_QUEEN]
@@ -157,14 +171,7 @@ def compute_status(board: np.ndarray, hist: np.ndarray) -> int:
     if b_lost:
         return WHITE_WINS
     ply = np.int64(board[PLY])
-    cur = hist[ply % HIST]
-    seen = 0
-    q = ply
-    while q >= 0 and ply - q <= REPETITION_WINDOW:
-        if hist[q % HIST] == cur:
-            seen += 1
-        q -= 2
-    if seen >= 3:
+    if times_seen(hist, ply) >= 3:
         return DRAW
     cap = board[PLY_CAP]
     if cap > 0 and ply >= cap:
@@ -237,14 +244,7 @@ def repeats(board: np.ndarray, hist: np.ndarray, move: int) -> bool:
     slot = (ply + 1) % HIST
     kept = hist[slot]
     token = play(board, hist, move)
-    reached = hist[slot]
-    seen = False
-    q = ply - 1
-    while q >= 0 and ply + 1 - q <= REPETITION_WINDOW:
-        if hist[q % HIST] == reached:
-            seen = True
-            break
-        q -= 2
+    seen = times_seen(hist, ply + 1) >= 2
     unplay(board, move, token)
     hist[slot] = kept
     return seen
