@@ -41,7 +41,8 @@ class Player(Protocol):
     """Chooses moves. ``choose`` never changes the game it is given.
 
     A player MAY also expose ``last_stats: dict[str, int]``, what its last ``choose`` searched:
-    ``{"sims": 812}`` (tree search simulations), ``{"nodes": 40213}`` (positions searched). It
+    ``{"sims": 812, "value_milli": 140}`` (tree search simulations, the root's value for the
+    mover in thousandths), ``{"nodes": 40213}`` (positions searched). It
     must then set it on *every* ``choose`` (``{}`` for a move it did not search), so it never
     describes an earlier move. The arena records it with each move's time (:func:`search_stats`
     reads it), so a match at equal time shows what each side did with that time. Players that

@@ -38,6 +38,13 @@ def positive_float(text: str) -> float:
     return value
 
 
+def unit_value(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError("must be a number from 0 to 1")
+    return value
+
+
 def text_value(text: str) -> str:
     if not text:
         raise ValueError("must not be empty")
@@ -360,8 +367,9 @@ register_player("uhp", "players.uhp_client:make_player",
 register_player("alphazero", "search.alphazero_player:make_player",
                 {"ckpt": text_value, "sims": positive_int, "time": positive_float, "gumbel": flag,
                  "device": text_value, "cpuct": positive_float, "leaves": positive_int,
-                 "backend": text_value, "hard": flag, "level": level_value},
+                 "backend": text_value, "hard": flag, "level": level_value, "contempt": unit_value},
                 doc="network + tree search (the shipped network, or ckpt=PATH; level=1..10 (default 10: "
                     "1 s a move) or sims=N or time=SECONDS, "
                     "leaves=L, gumbel=1, device=auto|cpu|cuda, backend=auto|torch|numba|onnx; hard=0: "
-                    "a clock game's hard moves get no more than their share)")
+                    "a clock game's hard moves get no more than their share; contempt=C: a draw is worth "
+                    "-C to it, 0..1)")

@@ -1,12 +1,14 @@
 """The AlphaZero player: a checkpoint's network guiding tree search, behind the player interface.
 
 Spec: ``alphazero[:ckpt=PATH][,level=N|sims=N|time=S][,leaves=L][,gumbel=1][,device=cpu|cuda|auto][,cpuct=X]
-[,backend=auto|torch|packed|numba|onnx][,hard=0]``; without ``ckpt`` the network shipped with the package for
-the game's type (``models.shipped``: Base's until a game of another type comes, through
+[,contempt=C][,backend=auto|torch|packed|numba|onnx][,hard=0]``; without ``ckpt`` the network shipped with
+the package for the game's type (``models.shipped``: Base's until a game of another type comes, through
 :meth:`AlphaZeroPlayer.prepare` or ``choose``; a type with none is a :class:`PlayerSpecError`).
 ``leaves``: leaves per
 network call within the tree (virtual loss; :data:`DEFAULT_LEAVES`); ``backend``: the inference
 backend (``search.network.BACKENDS``; ``auto``: numba for play's small batches, the packed GEMMs from 16).
+``contempt``: what a draw costs this player, in value (0..1 of the -1..1 scale; default 0;
+``search.mcts.SearchConfig.contempt``).
 
 **Levels** (``players.levels``): ``level=N`` (1..10) sets the budget and how the move is chosen
 (a draw among the likeliest moves below the top, the exact tactics from level 4 up); with
@@ -43,7 +45,8 @@ the candidates surviving then); a Gumbel time budget runs consecutive Gumbel sea
 **The kept tree.** The tree is kept between moves of one game (the chosen subtree, then the
 opponent's reply), but only while the positions match exactly: the kept root must be the
 position just before the opponent's move (``search.leaves.position_key``); any other game
-history starts afresh. Its size limit follows the budget: room for :data:`KEPT_SEARCHES`
+history starts afresh (and so does a tree searched for the other side, with contempt: its
+draws were valued for that side). Its size limit follows the budget: room for :data:`KEPT_SEARCHES`
 searches of the simulations a move is expected to take (the budget's ``sims``, or the
 measured simulations per second times the time, at most :data:`KEPT_SIMS_MAX`). An expanded kept root is not
 evaluated again; transpositions are served by the search's evaluation cache.
@@ -124,7 +127,8 @@ class AlphaZeroPlayer:
         sims: the spec's (or level's) simulations a move, None with a time budget.
         threads: the threads one search uses (1 on the CPU: torch and the tree kernels).
         last_sims: simulations the last ``choose`` performed.
-        last_stats: ``{"sims": last_sims}`` (``players.base``: what the arena records).
+        last_stats: ``{"sims": last_sims, "value_milli": v}`` (``players.base``: what the arena
+            records): v the root's value after the search for the mover, in thousandths (-1000..1000).
         rate: simulations per second measured over the timed moves so far.
         clock: seconds, monotonic (``time.perf_counter``; tests pass a fake one).
     """
@@ -133,7 +137,7 @@ class AlphaZeroPlayer:
                  device: str = "auto", cpuct: float = C_PUCT, seed: int = 0, name: str = "alphazero",
                  clock: Callable[[], float] = time.perf_counter, leaves: int = DEFAULT_LEAVES,
                  backend: str = "auto", time_s: float | None = None, hard: bool = True,
-                 level: int | None = None):
+                 level: int | None = None, contempt: float = 0.0):
         check_level_options(level, sims, time_s, gumbel)
         if level is None and sims is None and not time_s:
             level = DEFAULT_LEVEL
@@ -157,7 +161,7 @@ class AlphaZeroPlayer:
         self.default_budget = Budget(time_s=time_s) if time_s else Budget(sims=sims)
         sized = self.sims or FIRST_TREE_SIMS
         self.config = SearchConfig(sims=sized, gumbel=gumbel, dirichlet_eps=0.0, c_puct=cpuct,
-                                   leaves_per_tree=leaves)
+                                   leaves_per_tree=leaves, contempt=contempt)
         self.seed = seed
         self.clock = clock
         self.last_sims = 0
@@ -168,6 +172,8 @@ class AlphaZeroPlayer:
         """After a ``choose`` at a position the search proved won: the plies to the end the
         tree proves after the move played (the move included); else None."""
         self.rate = FIRST_RATE
+        self._searched_for = -1
+        """The side to move at the kept tree's searches (with contempt, a draw's value is that side's)."""
         self._keep = kept_config(self.config, sized)
         self._mcts: BatchedMCTS | None = None
         self._warm_up()
@@ -209,13 +215,17 @@ class AlphaZeroPlayer:
 
     def _kept_tree(self, game: Game) -> BatchedMCTS:
         """The search, its tree following ``game``: kept when its root is the current position or
-        the position just before the opponent's last move (then that move's subtree), else reset.
-        The kept tree's limit follows ``self._keep`` (``kept_config`` of the current budget)."""
+        the position just before the opponent's last move (then that move's subtree), else reset
+        (and with contempt, when it was searched for the other side). The kept tree's limit
+        follows ``self._keep`` (``kept_config`` of the current budget)."""
         if self._mcts is None or self._mcts.expansions != game.expansions:
             self._mcts = BatchedMCTS(replace(self.config, sims=min(self.config.sims, TREE_SIMS)), 1,
                                      game.expansions, self.evaluate)
         mcts = self._mcts
         mcts.config = self._keep
+        if self.config.contempt and self._searched_for != game.side_to_move:
+            mcts.reset()  # its draws were valued for the other side
+            return mcts
         kept = int(mcts.root_key[0])
         if kept == position_key(game.board, game.hist):
             return mcts
@@ -269,6 +279,7 @@ class AlphaZeroPlayer:
         expected = min(x for x in (sims, by_time) if x is not None)
         self._keep = kept_config(self.config, expected)
         mcts = self._kept_tree(game)
+        self._searched_for = game.side_to_move
         stop = self._deadline_stop(start, float(time_s)) if time_s else None
         if sims is None and self.config.gumbel:
             done = 0  # consecutive Gumbel searches on the growing tree until the time is up
@@ -291,7 +302,7 @@ class AlphaZeroPlayer:
         if time_s and done:
             self.rate = done / max(self.clock() - start, 1e-6)
         self.last_sims = done
-        self.last_stats = {"sims": done}
+        self.last_stats = {"sims": done, "value_milli": round(1000 * float(result.value[0]))}
         self._last_value = (game.ply, float(result.value[0]))
         slot = int(result.chosen[0])
         if self.level is not None and self.level.softened:
@@ -349,12 +360,13 @@ class AlphaZeroPlayer:
 def make_player(seed: int, name: str, ckpt: str | None = None, sims: int | None = None, gumbel: bool = False,
                 device: str = "auto", cpuct: float = C_PUCT, leaves: int = DEFAULT_LEAVES,
                 backend: str = "auto", time: float | None = None, hard: bool = True,
-                level: int | None = None) -> AlphaZeroPlayer:
+                level: int | None = None, contempt: float = 0.0) -> AlphaZeroPlayer:
     """The ``alphazero`` spec kind (``players.registry``): a missing or damaged checkpoint, an
     unknown backend or one the device cannot run, ``level=`` with ``sims=``/``time=``/``gumbel=``,
     is a spec error for the user."""
     try:
         return AlphaZeroPlayer(ckpt, sims=sims, gumbel=gumbel, device=device, cpuct=cpuct, seed=seed,
-                               name=name, leaves=leaves, backend=backend, time_s=time, hard=hard, level=level)
+                               name=name, leaves=leaves, backend=backend, time_s=time, hard=hard, level=level,
+                               contempt=contempt)
     except Exception as e:
         raise PlayerSpecError(f"player 'alphazero': {e}") from None

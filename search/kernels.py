@@ -17,6 +17,7 @@ from typing import NamedTuple
 from numba import njit, prange
 
 from .leaves import (
+    PLY,
     PROVEN_DRAW,
     PROVEN_LOSS,
     PROVEN_WIN,
@@ -54,14 +55,30 @@ class SelectParams(NamedTuple):
     gumbel: bool
 
 
+@njit(cache=True, nogil=True, inline="always")
+def draw_value(draws, b, board) -> float:
+    """A draw's value in game b for the side to move at ``board``: ``draws [B, 2] float32`` by
+    colour (0 without contempt; with it, ``-contempt`` for the root's mover, see
+    ``search.mcts.SearchConfig.contempt``)."""
+    return draws[b, board[PLY] & 1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def proven_value(code, draws, b, board) -> float:
+    """The exact value of a proven ``code`` for the side to move at ``board`` (a draw's:
+    :func:`draw_value`)."""
+    return draw_value(draws, b, board) if code == PROVEN_DRAW else proof_value(code)
+
+
 # ----- selection ----------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
 def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_child, edge_proof, c_puct,
-               fpu):
+               fpu, draw_q):
     """PUCT: the edge maximising Q + c * P * sqrt(N) / (1 + n) (first on ties); a proven edge
-    is valued exactly, a proven-lost one is skipped while another exists."""
+    is valued exactly (a proven draw at ``draw_q``, its value for the mover), a proven-lost one is
+    skipped while another exists."""
     n_parent = node_visits[b, node]
     q_parent = node_wsum[b, node] / n_parent if n_parent > 0 else 0.0
     sq = math.sqrt(max(n_parent, 1.0))
@@ -74,7 +91,9 @@ def _pick_edge(b, node, first, count, node_visits, node_wsum, edge_prior, edge_c
                 continue
             child = edge_child[b, e]
             n = node_visits[b, child] if child != NO_NODE else 0.0
-            if proof != UNPROVEN:
+            if proof == PROVEN_DRAW:
+                q = draw_q
+            elif proof != UNPROVEN:
                 q = proof_value(proof)
             elif n > 0:
                 q = -node_wsum[b, child] / n
@@ -110,7 +129,7 @@ def _forced_root_edge(b, first, count, node_visits, edge_child, edge_proof, cand
 
 
 @njit(cache=True, nogil=True)
-def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
+def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand, draws):
     """Select ``want[b]`` leaves of game b (rows ``b * L ..``); the other rows get ``LEAF_NONE``.
 
     PUCT (AlphaZero): ``argmax_e  Q(e) + c_puct * P(e) * sqrt(N(parent)) / (1 + N(e))``, an
@@ -120,7 +139,8 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
     choosers) until it is backed up, so that the next leaf of the step looks elsewhere. A proven
     node below the root is treated like a finished one (its exact value is backed up, no network
     call). A proven root is still searched, so that its moves get the visits the targets are made
-    from (its proven moves cost no network call).
+    from (its proven moves cost no network call). A draw, finished or proven, is worth
+    ``draws[b, colour]`` to the side to move (:func:`draw_value`).
 
     numba note: the bodies copy the tree's array fields into locals before writing them; writes
     through a tuple field inside ``prange`` have been seen to go wrong silently
@@ -151,10 +171,13 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
             if node_terminal[b, node]:
                 status = LEAF_TERMINAL
                 leaf_value[i] = node_terminal_value[b, node]
+                if leaf_value[i] == 0.0:
+                    leaf_value[i] = draw_value(draws, b, leaf_boards[i])
                 break
-            if node_proof[b, node] != UNPROVEN and node != root:  # solved: its exact value
+            code = node_proof[b, node]
+            if code != UNPROVEN and node != root:  # solved: its exact value
                 status = LEAF_TERMINAL
-                leaf_value[i] = proof_value(node_proof[b, node])
+                leaf_value[i] = proven_value(code, draws, b, leaf_boards[i])
                 break
             count = node_count[b, node]
             if count == UNEXPANDED:
@@ -164,8 +187,9 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
                                       cand)
             else:
                 fpu = params.root_fpu_reduction if node == root else params.fpu_reduction
+                draw_q = draw_value(draws, b, leaf_boards[i])
                 e = _pick_edge(b, node, node_first[b, node], count, node_visits, node_wsum, edge_prior,
-                               edge_child, edge_proof, params.c_puct, fpu)
+                               edge_child, edge_proof, params.c_puct, fpu, draw_q)
             play(leaf_boards[i], leaf_hists[i], edge_move[b, e])
             child = edge_child[b, e]
             if child == NO_NODE:
@@ -185,6 +209,8 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
                 if node_terminal[b, child]:
                     node_terminal_value[b, child] = terminal_value(leaf_boards[i])
                     leaf_value[i] = node_terminal_value[b, child]
+                    if leaf_value[i] == 0.0:
+                        leaf_value[i] = draw_value(draws, b, leaf_boards[i])
                     status = LEAF_TERMINAL
                 else:
                     status = LEAF_EVAL
@@ -201,7 +227,7 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand):
 
 
 @njit(cache=True, nogil=True)
-def select_serial(tree, root_boards, root_hists, want, leaves, params, cand):
+def select_serial(tree, root_boards, root_hists, want, leaves, params, cand, draws):
     """Select leaves in every game, one game after another.
 
     Args:
@@ -212,16 +238,17 @@ def select_serial(tree, root_boards, root_hists, want, leaves, params, cand):
         leaves: the :class:`search.leaves.LeafBatch` of B * leaves_per_tree rows, written.
         params: :class:`SelectParams`.
         cand: [B, M] int8 Gumbel root candidates (1 = still in), by root slot.
+        draws: [B, 2] float32 a draw's value for the side to move, by colour (:func:`draw_value`).
     """
     for b in range(tree.roots.shape[0]):
-        _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand)
+        _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand, draws)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def select_parallel(tree, root_boards, root_hists, want, leaves, params, cand):
+def select_parallel(tree, root_boards, root_hists, want, leaves, params, cand, draws):
     """:func:`select_serial` in parallel over games."""
     for b in prange(tree.roots.shape[0]):
-        _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand)
+        _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand, draws)
 
 
 # ----- expansion and backup -----------------------------------------------------------------
@@ -274,7 +301,7 @@ def _pass_proof_up(b, v, node_parent, node_first, node_count, node_proof, edge_c
 
 
 @njit(cache=True, nogil=True)
-def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
+def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss, draws):
     """Expand game b's evaluated leaves (with the exact surround check of their moves), pass
     new proofs up, and back up every performed simulation.
 
@@ -303,8 +330,8 @@ def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n
         value = leaf_value[i]
         proven = False  # the leaf node was proven now: pass it up
         if status == LEAF_TERMINAL:
-            if node_proof[b, node] == UNPROVEN:
-                node_proof[b, node] = _code_of_value(value)
+            if node_proof[b, node] == UNPROVEN:  # a finished position: its exact value proves it
+                node_proof[b, node] = _code_of_value(tree.node_terminal_value[b, node])
                 proven = True
         else:
             r = leaf_row[i]
@@ -328,7 +355,7 @@ def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n
                 code = prove(edge_proof[b, first:first + n], n)
                 if code != UNPROVEN:
                     node_proof[b, node] = code
-                    value = proof_value(code)
+                    value = proven_value(code, draws, b, leaf_boards[i])
                     proven = True
         if proven:
             u = node
@@ -349,7 +376,7 @@ def _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n
 
 
 @njit(cache=True, nogil=True)
-def expand_backup_serial(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
+def expand_backup_serial(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss, draws):
     """Expand the evaluated leaves and back up all performed simulations, game after game.
 
     Args:
@@ -361,13 +388,16 @@ def expand_backup_serial(tree, leaves, logits, values, moves, legal_actions, n_l
         moves: [K, MAX_MOVES] int32 their legal moves; legal_actions: [K, M] int32 action ids;
         n_legal: [K] int32 legal move counts.
         virtual_loss: the virtual loss the select kernel added, taken off again.
+        draws: [B, 2] float32 a draw's value for the side to move, by colour (:func:`draw_value`).
     """
     for b in range(tree.roots.shape[0]):
-        _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss)
+        _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss,
+                            draws)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def expand_backup_parallel(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss):
+def expand_backup_parallel(tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss, draws):
     """:func:`expand_backup_serial` in parallel over games."""
     for b in prange(tree.roots.shape[0]):
-        _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss)
+        _expand_backup_game(b, tree, leaves, logits, values, moves, legal_actions, n_legal, virtual_loss,
+                            draws)

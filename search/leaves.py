@@ -46,7 +46,7 @@ from hive_env.tactics import (
 
 from .tree import LEAF_TERMINAL
 
-__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "POS", "PROVEN_DRAW", "PROVEN_LOSS",
+__all__ = ["BOARD_SIZE", "HIST", "MAX_LEGAL", "MAX_MOVES", "PLY", "POS", "PROVEN_DRAW", "PROVEN_LOSS",
            "PROVEN_WIN", "UNPROVEN", "LeafBatch", "LeafEncoder", "adjudicate_leaves_", "adjudicated_value",
            "allocate_leaves", "copy_n", "flip_proof", "is_finished", "launching", "observe_roots", "play",
            "position_key", "position_keys", "previous_key", "proof_value", "prove", "scan_root",

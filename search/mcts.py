@@ -34,6 +34,7 @@ from .leaves import (
     BOARD_SIZE,
     HIST,
     MAX_LEGAL,
+    PLY,
     PROVEN_LOSS,
     PROVEN_WIN,
     UNPROVEN,
@@ -93,6 +94,10 @@ class SearchConfig:
             transpositions and re-searched roots skip the network); 0 = no cache. About
             1.2 KB a position of capacity (arrays, their pages touched as they fill); the
             oldest are dropped first.
+        contempt: what a draw (a repetition, both queens surrounded; finished or proven in the
+            tree) costs the side to move at the root: it is worth ``-contempt`` to that side and
+            ``+contempt`` to the other (chess engines' contempt: against a weaker opponent a draw
+            gives away expected score). 0 in self-play, whose targets must not learn it.
     """
 
     sims: int = bounded(64, ge=1)
@@ -111,6 +116,7 @@ class SearchConfig:
     max_nodes: int = 0
     edges_per_node: int = bounded(64, ge=1)
     eval_cache: int = bounded(20_000, ge=0)
+    contempt: float = bounded(0.0, ge=0.0, le=1.0)
 
     def __post_init__(self):
         check_ranges(self)
@@ -192,6 +198,8 @@ class _Search:
     """The step's leaf rows."""
     select_params: SelectParams
     """The select kernel's settings."""
+    draws: np.ndarray
+    """[B, 2] float32 a draw's value for the side to move, by colour (:func:`draw_values`)."""
 
 
 class BatchedMCTS:
@@ -408,6 +416,7 @@ class BatchedMCTS:
             boards=boards, hists=hists, roots=roots, phase_ends=phase_ends, phase=np.zeros(B, np.int64),
             last_phase=last_phase, sims_done=np.zeros(B, np.int64), wins_now=wins_now,
             leaves=allocate_leaves(B * cfg.leaves_per_tree), select_params=params,
+            draws=draw_values(boards, cfg.contempt),
         )
 
     def _evaluate_roots(self, boards: np.ndarray, count: np.ndarray) -> tuple:
@@ -503,7 +512,7 @@ class BatchedMCTS:
             self.tree = grow_tree(self.tree, nodes, self.tree.edge_capacity)
         leaves, out, counts = s.leaves, self._outputs, self._counts
         with launching(parallel):
-            select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.roots.candidates)
+            select(self.tree, s.boards, s.hists, want, leaves, s.select_params, s.roots.candidates, s.draws)
         _check_room(leaves)
         if self.adjudicate_margin > 0:
             adjudicate_leaves_(leaves, self.tree.node_terminal_value, self.adjudicate_margin)
@@ -528,7 +537,7 @@ class BatchedMCTS:
             self.tree = grow_tree(self.tree, self.tree.node_capacity, edges)
         with launching(parallel):
             expand_backup(self.tree, leaves, out.logits, out.values, out.moves, out.actions, out.n_legal,
-                          float(cfg.virtual_loss))
+                          float(cfg.virtual_loss), s.draws)
         _check_room(leaves)
         if not counts[0]:
             raise RuntimeError("search step performed no simulation (a root not expanded?)")
@@ -567,6 +576,14 @@ class BatchedMCTS:
             out.chosen[b], out.proof_plies[b] = self._proven_choice(int(b), int(out.proof[b]), first, nb,
                                                                     out.visits[b, :nb], s.wins_now[b, :nb])
         return out
+
+
+def draw_values(boards: np.ndarray, contempt: float) -> np.ndarray:
+    """[B, 2] float32 a draw's value for the side to move, by colour, in each game whose root is
+    ``boards[b]``: ``-contempt`` for the root's mover, ``+contempt`` for the other."""
+    draws = np.full((boards.shape[0], 2), contempt, np.float32)
+    draws[np.arange(boards.shape[0]), boards[:, PLY] & 1] = -contempt
+    return draws
 
 
 def _schedule(ends: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

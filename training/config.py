@@ -333,6 +333,9 @@ class RunConfig:
                              f"got {self.inference!r}")
         if self.backend == "ray" and self.selfplay.workers < 1:
             raise ValueError("selfplay.workers must be >= 1 with backend=ray (it is the number of actors)")
+        if self.search.contempt:
+            raise ValueError("search.contempt must be 0 in training: it values a draw for one side, and "
+                             "self-play's targets are for both (contempt is for play: alphazero:contempt=C)")
         sp = self.selfplay
         if sp.full_search_prob < 1 and sp.fast_sims > self.search.sims:
             raise ValueError(f"selfplay.fast_sims ({sp.fast_sims}) must be at most search.sims "

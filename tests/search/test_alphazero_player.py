@@ -15,6 +15,8 @@ from models.gnn import build_model
 from players import Budget, PlayerSpecError, make_player
 from search.checkpoint import save_checkpoint
 
+from helpers import WIN_IN_ONE
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -58,6 +60,30 @@ def test_bad_specs_are_refused(ckpt, tmp_path):
     with pytest.raises(PlayerSpecError, match="cpuct"):
         make_player("alphazero:cpuct=-1")
     assert make_player("alphazero:sims=4").sims == 4  # no ckpt=: the shipped network (test_shipped_model)
+    for bad in ("-0.1", "2", "much"):
+        with pytest.raises(PlayerSpecError, match="contempt"):
+            make_player(f"alphazero:ckpt={ckpt},contempt={bad}")
+
+
+def test_records_the_value_it_moved_on(ckpt):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=16,device=cpu", seed=1)
+    player.choose(Game.from_string(WIN_IN_ONE))
+    assert set(player.last_stats) == {"sims", "value_milli"} and player.last_stats["sims"] == player.last_sims
+    assert player.last_stats["value_milli"] > 500  # the root's mean: most of its visits found the win
+    player.choose(Game("Base"))
+    assert -500 < player.last_stats["value_milli"] < 500
+
+
+@pytest.mark.parametrize("contempt", [0.0, 0.2])
+def test_a_tree_searched_for_the_other_side_is_kept_only_without_contempt(ckpt, contempt, monkeypatch):
+    player = make_player(f"alphazero:ckpt={ckpt},sims=32,device=cpu,contempt={contempt}", seed=1)
+    assert player.config.contempt == contempt
+    game = Game("Base")
+    game.play(player.choose(game))
+    dropped = []
+    monkeypatch.setattr(player._mcts, "reset", lambda *games: dropped.append(games))
+    player.choose(game)  # the other side's move (one player for both, as hive-web's hints)
+    assert (() in dropped) == bool(contempt)
 
 
 def test_answers_bestmove_through_hive_uhp(ckpt):

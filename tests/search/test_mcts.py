@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from hive_env import BLACK_WINS, DRAW, WHITE_WINS, Game
 from hive_env.position import board_from_tiles, random_positions
 from hive_env.tactics import PROVEN_LOSS, PROVEN_WIN, move_proofs
-from search.mcts import BatchedMCTS, SearchConfig
+from search.mcts import BatchedMCTS, SearchConfig, SearchResult, draw_values
 from search.network import uniform_evaluate
 from search.tree import NO_NODE
 
-from helpers import GAME_TYPES, hashed_evaluate, real_game_positions
+from helpers import GAME_TYPES, SHUFFLE, hashed_evaluate, real_game_positions
 
 # White to move; wA2 (3,-1) -> (2,0) closes bQ's last gap (see test_rules_positions).
 WIN_IN_ONE = [("bA1", 0, -1), ("bA2", 1, -1), ("bA3", -1, 0), ("wQ", 0, 0), ("bQ", 1, 0),
@@ -280,3 +282,89 @@ def test_advance_compacts_the_kept_subtree_and_frees_the_rest():
             assert ((children == NO_NODE) | ((children > 0) & (children < n))).all()
         boards, hists = np.stack([g.board for g in games]), np.stack([g.hist for g in games])
     assert mcts.timings["resets"] == 0
+
+
+
+def _before_the_repetition() -> tuple[Game, int]:
+    """The shuffling record one move before its threefold repetition, and that move."""
+    game = Game.from_string(SHUFFLE)
+    last = game.moves[-1]
+    game.undo(1)
+    return game, int(last)
+
+
+def _searched(game: Game, config: SearchConfig) -> tuple[BatchedMCTS, SearchResult, np.ndarray]:
+    """The search of ``game`` with the uniform network, its result and the root's move values
+    (the mover's view, 0 unvisited)."""
+    mcts = BatchedMCTS(config, 1, game.expansions, uniform_evaluate)
+    result = mcts.search(game.board[None], game.hist[None], [0], add_noise=False)
+    t, root = mcts.tree, int(mcts.tree.roots[0])
+    first, n = int(t.node_first[0, root]), int(t.node_count[0, root])
+    q = np.zeros(n)
+    for i in range(n):
+        child = int(t.edge_child[0, first + i])
+        if child != NO_NODE and t.node_visits[0, child] > 0:
+            q[i] = -t.node_wsum[0, child] / t.node_visits[0, child]
+    return mcts, result, q
+
+
+def test_contempt_values_a_repetition_at_minus_contempt_for_the_root_side():
+    game, repeat = _before_the_repetition()
+    _, fair, fair_q = _searched(game, SearchConfig(sims=400))
+    _, scornful, q = _searched(game, SearchConfig(sims=400, contempt=0.3))
+    slot = list(fair.moves[0, :fair.n_legal[0]]).index(repeat)
+    assert fair_q[slot] == 0.0 and fair.visits[0, slot] > 0
+    assert q[slot] == pytest.approx(-0.3) and scornful.visits[0, slot] > 0
+    assert scornful.visits[0, slot] < fair.visits[0, slot] / 4  # the uniform network values the rest at 0
+
+
+def test_a_draw_is_worth_minus_contempt_to_the_root_side_and_plus_contempt_to_the_other():
+    game, _ = _before_the_repetition()
+    black_root = game.copy()
+    black_root.undo(1)
+    draws = draw_values(np.stack([game.board, black_root.board]), 0.25)
+    np.testing.assert_array_equal(draws, [[-0.25, 0.25], [0.25, -0.25]])  # by colour: White, Black
+    np.testing.assert_array_equal(draw_values(game.board[None], 0.0), [[0.0, 0.0]])
+
+
+def test_contempt_values_a_double_surround_too():
+    # test_prefers_a_win_to_a_draw's position with a grasshopper for the winning beetle: wA1
+    # into the queens' shared gap surrounds both, and no move wins.
+    tiles = [("wQ", 0, 0), ("bQ", 1, 0), ("wS1", -1, 0), ("wS2", 2, 0), ("wG2", 0, -1), ("bA2", 2, -1),
+             ("bS1", -1, 1), ("bS2", 0, 1), ("wB1", 1, 1), ("wG1", 2, 1), ("wA1", 3, -1)]
+    game = setup(tiles, ply=16)
+    results = [outcome(game, int(m)) for m in game.legal_moves()]
+    assert DRAW in results and WHITE_WINS not in results
+    _, fair, fair_q = _searched(game, SearchConfig(sims=400))
+    _, scornful, q = _searched(game, SearchConfig(sims=400, contempt=0.4))
+    drawn = [i for i in range(fair.n_legal[0]) if outcome(game, int(fair.moves[0, i])) == DRAW]
+    assert all(fair_q[i] == 0.0 and fair.visits[0, i] > 1 for i in drawn)
+    assert all(q[i] == pytest.approx(-0.4) and 0 < scornful.visits[0, i] < fair.visits[0, i] for i in drawn)
+
+
+def test_contempt_in_a_batch_equals_contempt_alone():
+    # Both colours to move in one batch (each game's draws valued for its own root side), and
+    # enough games for the parallel kernels.
+    record = Game.from_string(SHUFFLE)
+    games = []
+    for back in range(1, 10):
+        g = record.copy()
+        g.undo(back)
+        games.append(g)
+    cfg = SearchConfig(sims=200, contempt=0.2, leaves_per_tree=2)
+    boards, hists = np.stack([g.board for g in games]), np.stack([g.hist for g in games])
+    batched = BatchedMCTS(cfg, 9, 0, hashed_evaluate).search(boards, hists, np.arange(9), add_noise=False)
+    fair = BatchedMCTS(replace(cfg, contempt=0.0), 9, 0, hashed_evaluate).search(boards, hists, np.arange(9),
+                                                                                  add_noise=False)
+    assert not np.array_equal(batched.visits, fair.visits)  # the draws were reached
+    for i, g in enumerate(games):
+        alone = BatchedMCTS(cfg, 1, 0, hashed_evaluate).search(g.board[None], g.hist[None], [i],
+                                                               add_noise=False)
+        np.testing.assert_array_equal(batched.visits[i], alone.visits[0])
+        assert batched.value[i] == pytest.approx(alone.value[0])
+
+
+def test_contempt_out_of_range_is_refused():
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="contempt"):
+            SearchConfig(contempt=bad)

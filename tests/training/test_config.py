@@ -212,6 +212,8 @@ def test_a_float_setting_accepts_a_whole_number():
     ("eval.opponents=[random,random]", r"eval.opponents\[1\]: 'random' is listed twice"),
     ("search.max_nodes=5", r"search.max_nodes must be 0 \(automatic\) or >= 9"),
     ("search.sims=0", "search.sims must be >= 1"),
+    ("search.contempt=0.1", "search.contempt must be 0 in training"),
+    ("search.contempt=2", r"search.contempt must be in \[0, 1\]"),
     ("device=tpu", "device must be auto, cpu, cuda or cuda:N"),
     ("env.game_type=Chess", "env.game_type"),
     ("env.ply_cap=-1", "env.ply_cap"),
