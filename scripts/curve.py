@@ -2,9 +2,11 @@
 
 Each run's saved checkpoints (at most ``--points``, spread over its minutes) play the ladder and
 nokamute at a fixed short time (where ``$NOKAMUTE`` or ``../shared/tools/nokamute`` is found);
-one fit over all their games puts every checkpoint and nokamute on one Elo scale. Writes
-``curve.json``, ``curve.md`` (the table) and ``curve.png`` (Elo against minutes, nokamute's line
-drawn) to ``--out``; rerunning the same command finishes what an interrupted one left.
+with ``--shipped`` the shipped Base network too, at the checkpoints' simulations; one fit over
+all their games puts every checkpoint, nokamute and the shipped network on one Elo scale. Writes
+``curve.json``, ``curve.md`` (the table, with the minute each run first passed the strongest
+alphabeta rung, nokamute and the shipped network) and ``curve.png`` (Elo against minutes, those
+references' lines drawn) to ``--out``; rerunning the same command finishes what an interrupted one left.
 Bad arguments print one line to stderr and exit with status 2.
 """
 
@@ -34,6 +36,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, CurveSetting
                    help=f"the alphabeta rungs, 2 among them (default {' '.join(map(str, DEFAULTS.depths))})")
     p.add_argument("--nokamute-time", type=float, default=DEFAULTS.nokamute_time,
                    help="nokamute's seconds a move, 0 to leave it out (default %(default)s)")
+    p.add_argument("--shipped", action="store_true",
+                   help="also rate the shipped Base network, at --sims (a line on the curve)")
     p.add_argument("--points", type=int, default=DEFAULTS.points,
                    help="checkpoints a run at most (default %(default)s)")
     p.add_argument("--device", default=DEFAULTS.device,
@@ -43,7 +47,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, CurveSetting
     args = p.parse_args(argv)
     try:
         settings = CurveSettings(args.games, args.sims, tuple(args.depths), args.nokamute_time, args.points,
-                                 DEFAULTS.seed, args.device)
+                                 DEFAULTS.seed, args.device, args.shipped)
     except ValueError as e:
         p.error(str(e))
     if args.workers < 1:

@@ -2,10 +2,13 @@
 
 Each chosen checkpoint plays the ladder (``arena.ladder``: random, greedy, alphabeta at the
 curve's depths, the ladder's seed and openings) at fixed simulations, plus nokamute at a fixed
-short time where one is found (``players.engines``; left out with one line where not). One rating
-fit (``arena.ratings.fit_elo``) then takes every game of every checkpoint of every run given,
-pooled with the rungs' calibration (``arena.calibration``), anchored on alphabeta:depth=2: the
-checkpoints and nokamute are placed on one scale, nokamute by its games against all of them. The
+short time where one is found (``players.engines``; left out with one line where not) and, with
+``shipped``, the shipped Base network at the same simulations. One rating fit
+(``arena.ratings.fit_elo``) then takes every game of every checkpoint of every run given, pooled
+with the rungs' calibration (``arena.calibration``), anchored on alphabeta:depth=2: the
+checkpoints, nokamute and the shipped network are placed on one scale, each reference by its games
+against all of them. The table says when each run first passed the strongest alphabeta rung,
+nokamute and the shipped network (point estimates). The
 x axes come from each checkpoint's lineage (``training.lineage``): minutes of wall clock
 (training plus the evaluations during it, the run's own clock), core-minutes (minutes times the
 cores the run had) and self-play positions. The curve's own games are played after the run and
@@ -32,6 +35,7 @@ from arena.ratings import PRIOR_DRAWS, fit_elo, game_scores, tally
 from hive_env.files import write_atomic
 from hive_zero.checks import bounded, check_ranges
 from hive_zero.run_layout import CHECKPOINTS, RunLayout
+from models import shipped as shipped_networks
 from players.engines import missing_line, nokamute_spec
 from search.checkpoint import read_checkpoint
 
@@ -40,6 +44,8 @@ from .checkpoint import CheckpointStore
 CURVE_FILE = "curve.json"
 NOKAMUTE = "nokamute"
 """The name of the nokamute rung in the fit and the tables."""
+SHIPPED = "shipped"
+"""The name of the shipped network's rung in the fit and the tables."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class CurveSettings:
         sims: the checkpoints' simulations a move.
         depths: the alphabeta rungs.
         nokamute_time: nokamute's seconds a move (0: leave it out).
+        shipped: also rate the shipped Base network (``models.shipped``), at ``sims``.
         points: at most this many checkpoints a run, spread evenly over its minutes (the last
             always among them).
         seed: the openings' seed (the ladder's: 0).
@@ -64,6 +71,7 @@ class CurveSettings:
     points: int = bounded(8, ge=1)
     seed: int = 0
     device: str = "cpu"
+    shipped: bool = False
 
     def __post_init__(self):
         check_ranges(self)
@@ -111,19 +119,22 @@ class CurvePoint:
 
 @dataclass
 class Curve:
-    """Every run's points on one scale, nokamute's Elo on it (None: left out), the settings and
-    the seconds the curve's games took."""
+    """Every run's points on one scale, nokamute's Elo on it (None: left out), the other
+    references' (:attr:`references`), the settings and the seconds the curve's games took."""
 
     points: list[CurvePoint]
     settings: CurveSettings
     nokamute: tuple[float, float, float] | None
     play_seconds: float
     notes: list[str] = field(default_factory=list)
+    references: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    """Elo [95%] of what each run is measured against, by name: the strongest alphabeta rung,
+    nokamute (:data:`NOKAMUTE`) and the shipped network (:data:`SHIPPED`) where rated."""
 
     def to_json(self) -> dict[str, Any]:
         return {"anchor": ANCHOR, "settings": asdict(self.settings), "nokamute": self.nokamute,
-                "play_seconds": round(self.play_seconds, 1), "notes": self.notes,
-                "points": [asdict(p) for p in self.points]}
+                "references": self.references, "play_seconds": round(self.play_seconds, 1),
+                "notes": self.notes, "points": [asdict(p) for p in self.points]}
 
 
 def run_checkpoints(run_dir: str | Path) -> list[Checkpoint]:
@@ -172,6 +183,12 @@ def _spec(c: Checkpoint, settings: CurveSettings) -> str:
     return f"alphazero:ckpt={c.path},sims={settings.sims},device={settings.device},name={c.run}@{c.step}"
 
 
+def shipped_spec(settings: CurveSettings) -> str:
+    """The shipped Base network's rung: the checkpoints' simulations and device."""
+    return (f"alphazero:ckpt={shipped_networks.CHECKPOINT},sims={settings.sims},device={settings.device},"
+            f"name={SHIPPED}")
+
+
 def measure(run_dirs: Sequence[str | Path], out_dir: str | Path, settings: CurveSettings = CurveSettings(),
             workers: int = 1, log: Callable[[str], None] = print, progress: bool = False) -> Curve:
     """Play (or finish: each ladder's directory resumes) the curve's games of ``run_dirs`` in
@@ -188,17 +205,19 @@ def measure(run_dirs: Sequence[str | Path], out_dir: str | Path, settings: Curve
     if settings.nokamute_time and nokamute is None:
         notes.append(missing_line())
         log(notes[-1])
+    extras = {**({nokamute: NOKAMUTE} if nokamute else {}),
+              **({shipped_spec(settings): SHIPPED} if settings.shipped else {})}
     chosen = [c for run in run_dirs for c in pick(run_checkpoints(run), settings.points)]
     start = time.monotonic()
     reports = []
     for i, c in enumerate(chosen):
-        config = ladder_config(_spec(c, settings), settings.depths, extra=(nokamute,) if nokamute else (),
+        config = ladder_config(_spec(c, settings), settings.depths, extra=tuple(extras),
                                games_per_pairing=settings.games, seed=settings.seed)
         report, result = run_ladder(config, out_dir / c.run / f"step_{c.step:08d}", workers=workers,
                                     progress=progress)
         reports.append(report)
         log(f"curve {i + 1}/{len(chosen)}: {c.run} step {c.step} ({c.minutes:.1f} min): {result.line()}")
-    curve = fit_curve(chosen, reports, settings, nokamute is not None)
+    curve = fit_curve(chosen, reports, settings, extras)
     curve.play_seconds = time.monotonic() - start
     curve.notes = notes
     write_curve(curve, out_dir)
@@ -206,11 +225,12 @@ def measure(run_dirs: Sequence[str | Path], out_dir: str | Path, settings: Curve
 
 
 def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: CurveSettings,
-              with_nokamute: bool) -> Curve:
+              extras: dict[str, str]) -> Curve:
     """One fit over every report's games (each a ladder of ``chosen[i]``) and the calibration's
-    games between the rungs; nokamute is one player across all reports."""
-    rungs = [p for p in reports[0].config.players[1:] if not p.startswith("uhp:")] if reports else []
-    names = [*rungs, *([NOKAMUTE] if with_nokamute else []), *(f"{c.run}@{c.step}" for c in chosen)]
+    games between the rungs; each of ``extras`` (the reports' players that are no rung, spec ->
+    name: nokamute, the shipped network) is one player across all reports."""
+    rungs = [p for p in reports[0].config.players[1:] if p not in extras] if reports else []
+    names = [*rungs, *dict.fromkeys(extras.values()), *(f"{c.run}@{c.step}" for c in chosen)]
     index = {name: i for i, name in enumerate(names)}
     results: list[tuple[int, int, float]] = []  # (i, j, i's score) of every game, for arena.ratings.tally
     wdl_vs_nokamute: dict[int, tuple[int, int, int]] = {}
@@ -220,7 +240,7 @@ def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: Cu
         for i, j, st in report.pairings:
             if i != 0:
                 continue
-            other = NOKAMUTE if players[j].startswith("uhp:") else players[j]
+            other = extras.get(players[j], players[j])
             results += [(me, index[other], s) for s in game_scores(st.wins, st.draws, st.losses)]
             if other == NOKAMUTE:
                 wdl_vs_nokamute[k] = (st.wins, st.draws, st.losses)
@@ -243,8 +263,10 @@ def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: Cu
     out = [CurvePoint(c.run, c.step, round(c.minutes, 2), round(c.core_minutes, 2), c.positions,
                       *rating(index[f"{c.run}@{c.step}"]), wdl_vs_nokamute.get(k))
            for k, c in enumerate(chosen)]
-    nk = rating(index[NOKAMUTE]) if with_nokamute else None
-    return Curve(out, settings, nk if nk and nk[0] is not None else None, 0.0)
+    depths = [r for r in rungs if r.startswith("alphabeta:depth=")]
+    references = {name: rating(index[name]) for name in (*depths[-1:], *dict.fromkeys(extras.values()))}
+    references = {name: r for name, r in references.items() if r[0] is not None}
+    return Curve(out, settings, references.get(NOKAMUTE), 0.0, references=references)  # type: ignore[arg-type]
 
 
 def first_passing(points: Sequence[CurvePoint], elo: float) -> CurvePoint | None:
@@ -254,8 +276,8 @@ def first_passing(points: Sequence[CurvePoint], elo: float) -> CurvePoint | None
 
 
 def curve_table(curve: Curve) -> str:
-    """The curve as a Markdown table, run by run, with nokamute's line and when each run first
-    passed it."""
+    """The curve as a Markdown table, run by run, with each reference's Elo (the strongest
+    alphabeta rung, nokamute, the shipped network) and when each run first passed it."""
     rows = ["| run | step | minutes | core-minutes | positions | Elo vs alphabeta:depth=2 [95%] | "
             "vs nokamute (W-D-L) |", "|---|---|---|---|---|---|---|"]
     for p in curve.points:
@@ -264,17 +286,25 @@ def curve_table(curve: Curve) -> str:
         rows.append(f"| {p.run} | {p.step} | {p.minutes:.1f} | {p.core_minutes:.1f} | {p.positions:,} | "
                     f"{elo} | {wdl} |")
     lines = ["\n".join(rows), ""]
-    if curve.nokamute is not None:
-        e, lo, hi = curve.nokamute
-        seconds = curve.settings.nokamute_time
-        lines.append(f"nokamute at {seconds:g} s a move: {e:+.0f} [{_num(lo)}, {_num(hi)}]")
+    for name, (e, lo, hi) in curve.references.items():
+        lines.append(f"{reference_label(curve, name)}: {e:+.0f} [{_num(lo)}, {_num(hi)}]")
         for run in dict.fromkeys(p.run for p in curve.points):
             first = first_passing([p for p in curve.points if p.run == run], e)
             when = f"{first.minutes:.1f} min (step {first.step})" if first else "not within the run"
-            lines.append(f"- {run} first above nokamute (point estimates): {when}")
+            lines.append(f"- {run} first above {name} (point estimates): {when}")
     lines.append(f"\nThe curve's own games took {curve.play_seconds / 60:.1f} min "
                  "(not in the minutes above).")
     return "\n".join(lines) + "\n"
+
+
+def reference_label(curve: Curve, name: str) -> str:
+    """How the table and the plot name a reference: with nokamute's seconds and the shipped
+    network's simulations a move."""
+    if name == NOKAMUTE:
+        return f"nokamute at {curve.settings.nokamute_time:g} s a move"
+    if name == SHIPPED:
+        return f"the shipped Base network at {curve.settings.sims} simulations a move"
+    return name
 
 
 def _num(x: float | None) -> str:
@@ -307,12 +337,12 @@ def plot_curve(curve: Curve, out: Path) -> Path:
         err = np.array([[p.elo - (p.lo if p.lo is not None else p.elo) for p in pts],
                         [(p.hi if p.hi is not None else p.elo) - p.elo for p in pts]])
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=run)
-    if curve.nokamute is not None:
-        e, lo, hi = curve.nokamute
-        label = f"nokamute {curve.settings.nokamute_time:g} s/move"
-        ax.axhline(e, color="black", linestyle="--", label=label)
-        if lo is not None and hi is not None:
-            ax.axhspan(lo, hi, color="grey", alpha=0.15)
+    styles = {NOKAMUTE: ("black", "--"), SHIPPED: ("tab:red", "-.")}
+    for name, (e, lo, hi) in curve.references.items():
+        colour, line = styles.get(name, ("tab:grey", ":"))
+        ax.axhline(e, color=colour, linestyle=line, label=reference_label(curve, name))
+        if lo is not None and hi is not None and name in styles:
+            ax.axhspan(lo, hi, color=colour, alpha=0.08)
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("wall-clock minutes of the run (training + its evaluations)")
     ax.set_ylabel(f"Elo vs {ANCHOR}")

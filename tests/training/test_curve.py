@@ -12,6 +12,8 @@ import pytest
 
 from players import engines
 from training.curve import (
+    NOKAMUTE,
+    SHIPPED,
     Checkpoint,
     CurvePoint,
     CurveSettings,
@@ -51,24 +53,29 @@ def test_settings_refuse_what_cannot_be_played():
         CurveSettings(depths=(1, 3))
 
 
-def test_a_smoke_run_gets_its_curve_with_nokamute_on_the_same_scale(smoke_run, tmp_path, monkeypatch):
+def test_a_smoke_run_gets_its_curve_with_nokamute_and_the_shipped_network_on_one_scale(smoke_run, tmp_path,
+                                                                                      monkeypatch):
     run_dir, _, returncode = smoke_run
     assert returncode == 0
     ckpts = run_checkpoints(run_dir)
     assert [c.step for c in ckpts] == sorted(c.step for c in ckpts) and ckpts[-1].step > 0
     assert all(c.cpus >= 1 for c in ckpts) and ckpts[-1].minutes >= ckpts[1].minutes
     monkeypatch.setenv(engines.ENV_VAR, str(fake_nokamute(tmp_path)))
-    settings = CurveSettings(games=2, sims=2, depths=(2,), nokamute_time=0.05, points=2)
+    settings = CurveSettings(games=2, sims=2, depths=(1, 2), nokamute_time=0.05, points=2, shipped=True)
     lines: list[str] = []
     curve = measure([run_dir], tmp_path / "curve", settings, log=lines.append)
     assert [p.step for p in curve.points] == [c.step for c in pick(ckpts, 2)]
-    assert curve.nokamute is not None
+    assert curve.nokamute is not None and list(curve.references) == ["alphabeta:depth=2", NOKAMUTE, SHIPPED]
+    assert curve.references[NOKAMUTE] == curve.nokamute and curve.references["alphabeta:depth=2"][0] == 0.0
     assert all(p.nokamute_wdl and sum(p.nokamute_wdl) == 2 for p in curve.points)
     assert len(lines) == 2 and all("ladder:" in line for line in lines)
     data = json.loads((tmp_path / "curve" / "curve.json").read_text())
     assert data["anchor"] == "alphabeta:depth=2" and len(data["points"]) == 2
     table = (tmp_path / "curve" / "curve.md").read_text()
     assert "nokamute at 0.05 s a move" in table and "first above nokamute" in table
+    assert "the shipped Base network at 2 simulations a move" in table and "first above shipped" in table
+    assert "first above alphabeta:depth=2" in table
+    assert data["references"][SHIPPED] == list(curve.references[SHIPPED])
     assert (tmp_path / "curve" / "curve.png").stat().st_size > 10_000
     again = measure([run_dir], tmp_path / "curve", settings, log=lines.append)  # resumes: no game again
     assert [p.elo for p in again.points] == [p.elo for p in curve.points]
