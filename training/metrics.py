@@ -218,12 +218,14 @@ class Progress:
         self._last_line = -float("inf")
         self._trained = False  # no step yet in this process: waiting lines come more often
 
-    def waiting(self, games: int, positions: int, needed: int) -> None:
+    def waiting(self, games: int, positions: int, needed: int, step: int = 0) -> None:
         """The trainer waits for self-play: ``games`` finished so far, ``positions`` in replay,
-        ``needed`` before training may (re)start."""
+        ``needed`` before training may start (at ``step`` 0) or take its next step (each step
+        waits for new positions: ``train.samples_per_position``)."""
         text = f"self-play: {games} games finished, {positions} positions in replay"
         if positions < needed:
-            text += f" (training starts at {needed})"
+            text += (f" (training starts at {needed})" if step == 0 else
+                     f" (step {step + 1} at {needed}: train.samples_per_position)")
         if self.bar is not None:
             self.bar.set_postfix_str(text)
             return

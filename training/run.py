@@ -296,7 +296,8 @@ class Run:
                 if positions < tc.min_positions or self.trainer.step >= self._allowed_steps(positions):
                     selfplay.wait()
                     self._read_selfplay()
-                    progress.waiting(self.metrics.games, self.replay.count(), self._needed_positions())
+                    progress.waiting(self.metrics.games, self.replay.count(), self._needed_positions(),
+                                     self.trainer.step)
                     continue
                 self._train_step(positions, progress, evaluate_hook)
             if self.trainer.out_of_time() and self.trained:

@@ -118,6 +118,15 @@ def test_plain_progress_lines_are_periodic_and_carry_the_counts(monkeypatch):
     assert stream.getvalue() == ""
 
 
+def test_a_wait_once_training_is_under_way_names_the_next_step_not_the_start():
+    lines: list[str] = []
+    progress = Progress(100, 40, lines.append, stream=io.StringIO())
+    progress.waiting(games=9, positions=290, needed=320, step=41)
+    assert len(lines) == 1 and lines[0].startswith(
+        "self-play: 9 games finished, 290 positions in replay (step 42 at 320: train.samples_per_position), ")
+    progress.close()
+
+
 def test_a_terminal_gets_a_bar_and_no_lines():
     lines: list[str] = []
     stream = io.StringIO()
