@@ -119,17 +119,21 @@ class CurvePoint:
 
 @dataclass
 class Curve:
-    """Every run's points on one scale, nokamute's Elo on it (None: left out), the other
-    references' (:attr:`references`), the settings and the seconds the curve's games took."""
+    """Every run's points on one scale, the references' Elo on it (:attr:`references`), the
+    settings and the seconds the curve's games took."""
 
     points: list[CurvePoint]
     settings: CurveSettings
-    nokamute: tuple[float, float, float] | None
     play_seconds: float
     notes: list[str] = field(default_factory=list)
     references: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     """Elo [95%] of what each run is measured against, by name: the strongest alphabeta rung,
     nokamute (:data:`NOKAMUTE`) and the shipped network (:data:`SHIPPED`) where rated."""
+
+    @property
+    def nokamute(self) -> tuple[float, float, float] | None:
+        """Nokamute's Elo [95%] on the curve's scale (None: left out or unrated)."""
+        return self.references.get(NOKAMUTE)
 
     def to_json(self) -> dict[str, Any]:
         return {"anchor": ANCHOR, "settings": asdict(self.settings), "nokamute": self.nokamute,
@@ -266,7 +270,7 @@ def fit_curve(chosen: Sequence[Checkpoint], reports: Sequence[Any], settings: Cu
     depths = [r for r in rungs if r.startswith("alphabeta:depth=")]
     references = {name: rating(index[name]) for name in (*depths[-1:], *dict.fromkeys(extras.values()))}
     references = {name: r for name, r in references.items() if r[0] is not None}
-    return Curve(out, settings, references.get(NOKAMUTE), 0.0, references=references)  # type: ignore[arg-type]
+    return Curve(out, settings, 0.0, references=references)  # type: ignore[arg-type]
 
 
 def first_passing(points: Sequence[CurvePoint], elo: float) -> CurvePoint | None:
