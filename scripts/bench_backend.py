@@ -31,6 +31,7 @@ from models.gnn import HiveGNN
 from training.checkpoint import CheckpointStore
 from training.config import RunConfig, register_configs, run_config
 from training.replay import ReplayStore
+from training.shared_flag import SharedFlag
 from training.worker import worker_main
 
 CONFIGS = hive_zero.CONFIGS
@@ -43,7 +44,7 @@ def positions_per_s(rc: RunConfig, seconds: float) -> float:
     layout = RunLayout(rc.run_dir)
     CheckpointStore(layout.checkpoints).publish(0, model)
     replay = ReplayStore(layout.replay)
-    stop, procs, remote = mp.get_context("spawn").Event(), [], None
+    stop, procs, remote = SharedFlag.create(mp.get_context("spawn")), [], None
     if rc.backend == "ray":
         from training.ray_selfplay import RaySelfPlay
 

@@ -27,6 +27,7 @@ from hive_zero.run_layout import RunLayout
 
 from .faults import SelfPlayError, raise_reported
 from .replay import ReplayStore
+from .shared_flag import SharedFlag
 from .worker import WAIT_S, WorkerLoop, worker_main
 
 if TYPE_CHECKING:
@@ -168,9 +169,8 @@ class ProcessSelfPlay:
         self.stopped_warn_s = stopped_warn_s
         self.hung_warn_s, self.hung_look_s = hung_warn_s, hung_look_s
         self.ctx = ctx = mp.get_context("spawn")
-        self.stop = ctx.Event()
-        self.go = ctx.Event()  # set: play; clear: paused
-        self.go.set()
+        self.stop = SharedFlag.create(ctx)  # lock-free: a killed worker cannot jam it (training.shared_flag)
+        self.go = SharedFlag.create(ctx, is_set=True)  # set: play; clear: paused
         self.errors = ctx.SimpleQueue()  # disk-full errors of the workers (training.faults)
         self.failures = ctx.SimpleQueue()  # (worker, last error line, traceback) of any other death
         self.replay = ReplayStore(RunLayout(cfg.run_dir).replay)

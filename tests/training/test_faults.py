@@ -221,8 +221,9 @@ def test_a_self_play_process_hands_its_full_disk_to_the_trainer(tmp_path, monkey
     assert temp_files(tmp_path) == []
 
 
-def test_a_self_play_process_past_the_file_size_limit_stops_the_trainer_with_its_file(tmp_path):
-    """The same with a real spawned worker (the limit lowered while it starts: it inherits it)."""
+def test_a_self_play_process_past_the_file_size_limit_stops_the_trainer_with_its_file(tmp_path, monkeypatch):
+    """The same with a real spawned worker (the limit lowered while it starts: it inherits it; the
+    trainer's own shared memory, made before, is a file too)."""
     import time
 
     from models.gnn import build_model
@@ -234,8 +235,14 @@ def test_a_self_play_process_past_the_file_size_limit_stops_the_trainer_with_its
     cfg = RunConfig(run_dir=tmp_path, model=build_model("tiny").config, search=SearchConfig(sims=2),
                     selfplay=SelfPlaySettings(games=2, workers=1, shard_games=1), device="cpu")
     CheckpointStore(tmp_path / "checkpoints").publish(0, build_model("tiny"))
-    with file_size_limit(1000):  # a shard is larger
-        backend = ProcessSelfPlay(cfg)
+    spawn = ProcessSelfPlay._spawn
+
+    def spawn_limited(self, w: int):
+        with file_size_limit(1000):  # a shard is larger
+            return spawn(self, w)
+
+    monkeypatch.setattr(ProcessSelfPlay, "_spawn", spawn_limited)
+    backend = ProcessSelfPlay(cfg)
     try:
         deadline = time.monotonic() + 120
         with pytest.raises(OSError) as raised:
@@ -331,6 +338,38 @@ def test_a_killed_self_play_process_is_restarted_with_one_line_and_counted(tmp_p
                          "games are lost; not restarted: self-play stopped first"]  # reported all the same
     assert not backend.procs[0].is_alive() and temp_files(tmp_path) == []
     assert all(replay.load(p) is not None for p in replay.shard_paths())
+
+
+def test_a_self_play_process_killed_while_paused_does_not_hang_the_trainer(tmp_path):
+    """Killed (the OOM killer) while it waits out an evaluation's pause: the trainer's resume, its
+    next check and its close return at once, the worker is restarted and plays on."""
+    replay = ReplayStore(tmp_path / "replay")
+    lines: list[str] = []
+    backend = selfplay_backend(tmp_path, lines, backoff_s=0.2)
+    try:
+        first = backend.procs[0]
+        assert looking_after(backend, lambda: replay.shard_count(0) >= 1, 300)
+        backend.pause()
+        time.sleep(2.0)  # past its batched move: waiting to go on
+        os.kill(first.pid, signal.SIGKILL)
+        first.join(10)
+        returned = threading.Event()
+
+        def trainer() -> None:
+            backend.resume()
+            backend.check()
+            returned.set()
+
+        threading.Thread(target=trainer, daemon=True).start()
+        assert returned.wait(20), "the trainer hung on a killed worker's pause"
+        written = replay.shard_count(0)
+        assert looking_after(backend, lambda: replay.shard_count(0) > written, 300)
+        assert backend.procs[0].pid != first.pid and backend.restarts == [1]
+    finally:
+        closed = threading.Thread(target=backend.close, daemon=True)
+        closed.start()
+        closed.join(60)
+    assert not closed.is_alive() and not backend.procs[0].is_alive()
 
 
 class _Trap:
