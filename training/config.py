@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import types
 from collections.abc import Sequence
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -265,6 +265,28 @@ class RayConfig:
         check_ranges(self)
 
 
+@dataclass(frozen=True)
+class Stage:
+    """From network step ``at_step`` on, self-play and training use these settings in place of
+    the run's (None: as before). Stages go by the step of the network, which every worker knows
+    from the checkpoint it loads, so the schedule needs no clock and resumes with the run.
+
+    Args:
+        at_step: the first network step of the stage (each stage's after the one before).
+        sims: self-play's ``search.sims``.
+        ply_cap: self-play's ``env.ply_cap`` (the evaluations keep the run's).
+        window: the trainer's ``train.window``.
+    """
+
+    at_step: int = bounded(1, ge=1)
+    sims: int | None = bounded(None, ge=1, note="or null = as before")
+    ply_cap: int | None = bounded(None, ge=0, le=32767, note="or null = as before")
+    window: int | None = bounded(None, ge=1, note="or null = as before")
+
+    def __post_init__(self):
+        check_ranges(self)
+
+
 BACKENDS = ("local", "ray")
 """Where self-play runs: processes on this machine, or actors on a Ray cluster."""
 
@@ -273,7 +295,7 @@ GROUPS: dict[str, type] = {"env": EnvConfig, "model": ModelSettings, "search": S
                            "ray": RayConfig}
 """Config group -> its dataclass."""
 
-TOP_LEVEL = ("seed", "device", "compile", "backend", "inference", "name", "run_dir")
+TOP_LEVEL = ("seed", "device", "compile", "backend", "inference", "name", "run_dir", "stages")
 """Settings outside the groups (fields of :class:`RunConfig`)."""
 
 
@@ -304,6 +326,9 @@ class RunConfig:
             more of networks wider than ``small``;
             ``torch`` forces the torch model). Workers load new weights into it in place.
         ray: the Ray cluster of ``backend: ray``.
+        stages: the run's schedule, a list of ``{at_step, sims, ply_cap, window}`` in order of
+            ``at_step`` (:class:`Stage`): from each network step on, self-play and training use
+            that stage's settings (:meth:`staged`), e.g. ``[{at_step: 20000, sims: 64}]``.
         max_legal: legal-move slots M of the observations (hive_env.encode; not a setting).
     """
 
@@ -321,6 +346,7 @@ class RunConfig:
     compile: bool = False
     backend: str = "local"
     inference: str = "auto"
+    stages: tuple[Stage, ...] = ()
     max_legal: int = MAX_LEGAL
 
     def __post_init__(self):
@@ -343,11 +369,45 @@ class RunConfig:
         if self.train.aux and not self.model.aux_head:
             raise ValueError("train.moves_left_weight and train.pressure_weight train the auxiliary head: "
                              "set model.aux_head=true (or the weights to 0)")
+        for i, stage in enumerate(self.stages):
+            if i and stage.at_step <= self.stages[i - 1].at_step:
+                raise ValueError(f"stages[{i}].at_step must be after stages[{i - 1}].at_step "
+                                 f"({self.stages[i - 1].at_step}), got {stage.at_step}")
+            try:
+                self.staged(stage.at_step)  # the settings in force from it pass every check
+            except ValueError as e:
+                raise ValueError(f"stages[{i}] (from step {stage.at_step}): {e}") from None
+
+    def stage_at(self, step: int) -> int:
+        """How many stages the network of ``step`` has reached (0: the run's own settings)."""
+        return sum(1 for s in self.stages if s.at_step <= step)
+
+    def staged(self, step: int) -> RunConfig:
+        """The settings in force for the network of ``step``: the run's, with each stage reached
+        applied in order (without ``stages``: a schedule's settings, not a schedule)."""
+        search, env, train = self.search, self.env, self.train
+        for stage in self.stages[:self.stage_at(step)]:
+            if stage.sims is not None:
+                search = replace(search, sims=stage.sims)
+            if stage.ply_cap is not None:
+                env = replace(env, ply_cap=stage.ply_cap)
+            if stage.window is not None:
+                train = replace(train, window=stage.window)
+        return replace(self, search=search, env=env, train=train, stages=())
+
+    def stage_changes(self, step: int) -> str:
+        """What the stage reached at ``step`` changes, in words (``search.sims 32 -> 64, ...``)."""
+        before, after = self.staged(step - 1), self.staged(step)
+        pairs = [("search.sims", before.search.sims, after.search.sims),
+                 ("env.ply_cap", before.env.ply_cap, after.env.ply_cap),
+                 ("train.window", before.train.window, after.train.window)]
+        return ", ".join(f"{key} {a} -> {b}" for key, a, b in pairs if a != b) or "nothing"
 
 
 def defaults() -> dict[str, Any]:
     """Every setting but ``run_dir`` with its default, as plain data (tuples as lists)."""
-    top = {f.name: f.default for f in fields(RunConfig) if f.name in TOP_LEVEL and f.default is not MISSING}
+    top = {f.name: list(f.default) if isinstance(f.default, tuple) else f.default
+           for f in fields(RunConfig) if f.name in TOP_LEVEL and f.default is not MISSING}
     groups = {name: {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cls()).items()}
               for name, cls in GROUPS.items()}
     return {**top, **groups}
@@ -449,6 +509,15 @@ def _group(name: str, cls: type, section: Any) -> Any:
         raise ConfigError(str(e)) from None
 
 
+def _stages(section: Any) -> tuple[Stage, ...]:
+    """The ``stages`` list: each entry a group of :class:`Stage`'s settings, checked."""
+    if section is None:
+        return ()
+    if not isinstance(section, list):
+        raise ConfigError(f"stages must be a list of stages ({{at_step: N, sims: S, ...}}), got {section!r}")
+    return tuple(_group(f"stages[{i}]", Stage, entry) for i, entry in enumerate(section))
+
+
 def _check_device(device: str) -> None:
     if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and device[5:].isdigit()):
         raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
@@ -478,7 +547,8 @@ def run_config(cfg: DictConfig) -> RunConfig:
     hints = get_type_hints(RunConfig)
     if "run_dir" not in c:
         raise ConfigError("run_dir must be set")
-    top = {k: _typed(c[k], hints[k], k) for k in TOP_LEVEL if k in c}
+    top = {k: _typed(c[k], hints[k], k) for k in TOP_LEVEL if k in c and k != "stages"}
+    top["stages"] = _stages(c.get("stages"))
     groups["model"] = groups["model"].model_config()
     try:
         return RunConfig(**groups, **top)

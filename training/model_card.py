@@ -51,7 +51,8 @@ def run_facts(run_dir: Path) -> dict[str, Any]:
             "game_type": (config.get("env") or {}).get("game_type", "Base"),
             "game_types": list((config.get("selfplay") or {}).get("game_types") or ()),
             "ply_cap": (config.get("env") or {}).get("ply_cap"),
-            "config": {k: config[k] for k in ("model", "search", "selfplay", "train") if k in config}}
+            "config": {k: config[k] for k in ("model", "search", "selfplay", "train", "stages")
+                       if config.get(k)}}
 
 
 def as_typed(override: str) -> str:

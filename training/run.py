@@ -182,7 +182,14 @@ class Run:
         self.selfplay: SelfPlayBackend | None = None  # while run() runs
         self.parent: Parent | None = None  # the network the run started from (train.init_from)
         self._eval_spent = 0.0  # evaluation seconds since the training clock last advanced
-        self.resumed_from = self._resume(parent)
+        self.stage, self.now = 0, cfg.staged(0)  # of cfg.stages, reached by the trainer's network;
+        self.resumed_from = self._resume(parent)  # the settings in force at that stage
+        self.stage, self.now = cfg.stage_at(self.trainer.step), cfg.staged(self.trainer.step)
+        if self.stage:
+            since = cfg.stages[self.stage - 1].at_step
+            self.log(f"in stage {self.stage} of {len(cfg.stages)} (from step {since}): search.sims "
+                     f"{self.now.search.sims}, env.ply_cap {self.now.env.ply_cap}, "
+                     f"train.window {self.now.train.window}")
         # Steps after the checkpoint resumed from are trained (and logged) again: purge them.
         self.metrics = Metrics(layout.tb, purge_step=self.trainer.step + 1)
         self.metrics.config(resolved_config, self.trainer.step)
@@ -236,7 +243,7 @@ class Run:
         """The ``lineage`` of the network as it is now (training.lineage)."""
         t = self.trainer
         return lineage(self.parent, self.cfg.env.game_type, t.step, self.replay.count(), t.seconds / 60,
-                       t.eval_seconds / 60, ply_cap=self.cfg.env.ply_cap,
+                       t.eval_seconds / 60, ply_cap=self.now.env.ply_cap,
                        game_types=tuple(self.cfg.selfplay.game_types), device=device_name(self.device),
                        cpus=usable_cpus())
 
@@ -309,6 +316,15 @@ class Run:
                 selfplay.close()
             self.metrics.flush(quiet=stopping)
 
+    def _enter_stage(self, step: int) -> None:
+        """The network of ``step`` reached a stage of the run's schedule: the trainer's window
+        changes now, self-play's settings with the first checkpoint from it (its workers
+        restage when they load it); one line in the log, ``train/stage`` in TensorBoard."""
+        self.stage, self.now = self.cfg.stage_at(step), self.cfg.staged(step)
+        self.log(f"stage {self.stage} of {len(self.cfg.stages)} from step {step}: "
+                 f"{self.cfg.stage_changes(step)} (self-play from the next checkpoint)")
+        self.metrics.scalar("train/stage", self.stage, step)
+
     def _allowed_steps(self, positions: int) -> float:
         """Steps the replay store's ``positions`` allow: ``samples_per_position`` each."""
         tc = self.cfg.train
@@ -322,10 +338,12 @@ class Run:
     def _train_step(self, positions: int, progress: Progress, evaluate_hook) -> None:
         """One training step; at a checkpoint step, publish it and evaluate it."""
         tc = self.cfg.train
-        batch = self.replay.sample(tc.batch_size, tc.window, self.rng, tc.augment)
+        batch = self.replay.sample(tc.batch_size, self.now.train.window, self.rng, tc.augment)
         metrics = self.trainer.train_step(batch)
         self.trained += 1
         step = self.trainer.step
+        if self.cfg.stage_at(step) != self.stage:
+            self._enter_stage(step)
         self.metrics.scalars("train", metrics, step)
         checkpoint = step % tc.checkpoint_every == 0 or step == tc.steps or self.trainer.out_of_time()
         progress.step(step, metrics["total"], positions, checkpoint)

@@ -41,6 +41,8 @@ POLL_MOVES = 16
 checkpoint store, a Ray actor returns to the driver)."""
 WAIT_S = 0.5
 """Seconds the trainer sleeps while workers elsewhere (processes, actors) fill the replay store."""
+STAGE_SEED = 7_000_003
+"""Seed offset per stage of the run (``RunConfig.stages``): each stage's games are new."""
 RESTART_SEED = 1_000_003
 """Seed offset per restart of a worker (a process, a Ray actor): a restarted worker does not
 replay its predecessor's games (nor a crash those games led to)."""
@@ -103,6 +105,8 @@ class SelfPlayer:
         self.selfplay: SelfPlay | None = None
         self.evaluate: Evaluator | None = None
         self.step_loaded = -1
+        self.stage = 0  # of cfg.stages, reached by the network loaded
+        self.seed = 0
         self.pending: list[FinishedGame] = []
 
     @property
@@ -110,20 +114,35 @@ class SelfPlayer:
         return self.selfplay is not None
 
     def start(self, model: torch.nn.Module, step: int, seed: int) -> None:
-        """The first network: its evaluator and the games, seeded with ``seed``."""
+        """The first network: its evaluator and the games, seeded with ``seed``, with the
+        settings of the stage its step has reached."""
         cfg = self.cfg
         self.evaluate = make_evaluator(model, self.device, bf16=self.device.type == "cuda",
                                        compile=cfg.compile, backend=cfg.inference)
-        self.selfplay = SelfPlay(cfg.selfplay, cfg.search, self.game_type, cfg.env.ply_cap,
-                                 self.evaluate, seed=seed)
+        self.seed = seed
+        self._new_games(step)
         self.step_loaded = step
+
+    def _new_games(self, step: int) -> None:
+        """Games with the settings in force for the network of ``step`` (``RunConfig.staged``);
+        each stage's games are seeded afresh."""
+        assert self.evaluate is not None
+        self.stage = self.cfg.stage_at(step)
+        now = self.cfg.staged(step)
+        self.selfplay = SelfPlay(now.selfplay, now.search, self.game_type, now.env.ply_cap, self.evaluate,
+                                 seed=self.seed + STAGE_SEED * self.stage)
 
     def load_weights(self, weights: dict[str, torch.Tensor], step: int) -> None:
         """A newer network: its weights into the same model and backend (nothing rebuilt or
-        recompiled); trees searched with the old one are dropped."""
+        recompiled); trees searched with the old one are dropped. A network that reached a new
+        stage (``RunConfig.stages``) starts new games with the stage's settings: the unfinished
+        ones are dropped, the finished ones not yet in a shard kept."""
         assert self.selfplay is not None and self.evaluate is not None
         self.evaluate.load_weights(weights)
-        self.selfplay.set_evaluate(self.evaluate)
+        if self.cfg.stage_at(step) != self.stage:
+            self._new_games(step)
+        else:
+            self.selfplay.set_evaluate(self.evaluate)
         self.step_loaded = step
 
     def step(self, **extra: Any) -> Shard | None:
