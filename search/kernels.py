@@ -64,6 +64,13 @@ def draw_value(draws, b, board) -> float:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def finished_value(value, draws, b, board) -> float:
+    """A finished game's ``value`` (its exact value) for the side to move at ``board``, a draw's
+    :func:`draw_value`."""
+    return draw_value(draws, b, board) if value == 0.0 else value
+
+
+@njit(cache=True, nogil=True, inline="always")
 def proven_value(code, draws, b, board) -> float:
     """The exact value of a proven ``code`` for the side to move at ``board`` (a draw's:
     :func:`draw_value`)."""
@@ -170,9 +177,7 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand, d
         while True:
             if node_terminal[b, node]:
                 status = LEAF_TERMINAL
-                leaf_value[i] = node_terminal_value[b, node]
-                if leaf_value[i] == 0.0:
-                    leaf_value[i] = draw_value(draws, b, leaf_boards[i])
+                leaf_value[i] = finished_value(node_terminal_value[b, node], draws, b, leaf_boards[i])
                 break
             code = node_proof[b, node]
             if code != UNPROVEN and node != root:  # solved: its exact value
@@ -208,9 +213,7 @@ def _select_game(b, tree, root_boards, root_hists, want, leaves, params, cand, d
                 node = child
                 if node_terminal[b, child]:
                     node_terminal_value[b, child] = terminal_value(leaf_boards[i])
-                    leaf_value[i] = node_terminal_value[b, child]
-                    if leaf_value[i] == 0.0:
-                        leaf_value[i] = draw_value(draws, b, leaf_boards[i])
+                    leaf_value[i] = finished_value(node_terminal_value[b, child], draws, b, leaf_boards[i])
                     status = LEAF_TERMINAL
                 else:
                     status = LEAF_EVAL

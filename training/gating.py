@@ -682,7 +682,8 @@ class Gatekeeper:
                 run.metrics.scalar(f"clock/{tag.split('/', 1)[1]}", scalars[tag], seconds)
         if promoted:
             copy_atomic(self._frozen_ckpt(entry), self.best)
-            self.log(f"step {entry.step}: best.pt is now this checkpoint")
+            why = " (eval.gating=none: every evaluated checkpoint is)" if self.ev.gating == "none" else ""
+            self.log(f"step {entry.step}: best.pt is now this checkpoint{why}")
         entry.state, entry.dir, entry.scores, entry.promoted = EvalState.DONE, out.name, scores, promoted
         write_record(out, entry, self._next_seq())  # after best.pt: a record says best.pt is updated
         self.ledger.save()

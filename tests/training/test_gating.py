@@ -73,6 +73,8 @@ def publish(store: CheckpointStore, step: int) -> None:
                                                         ("score", 1.01, False)])
 def test_best_checkpoint_follows_the_gate(tmp_path, gating, gate_score, promoted):
     ev = gatekeeper(tmp_path, gating, gate_score)
+    lines: list[str] = []
+    ev.log = lines.append
     store = CheckpointStore(tmp_path / "checkpoints")
     run = FakeRun()
     publish(store, 10)
@@ -91,6 +93,9 @@ def test_best_checkpoint_follows_the_gate(tmp_path, gating, gate_score, promoted
     assert (tmp_path / "eval" / done[20].dir / "ratings.csv").exists()
     assert done[20].promoted == promoted and done[20].rival == done[10].checkpoint
     assert not list(ev.frozen.iterdir())  # frozen copies go once their evaluation is done
+    why = " (eval.gating=none: every evaluated checkpoint is)" if gating == "none" else ""
+    assert [line for line in lines if "best.pt is now" in line] == \
+        [f"step {s}: best.pt is now this checkpoint{why}" for s in ([10, 20] if promoted else [10])]
 
 
 def game_records(ev: Gatekeeper, entry: LedgerEntry) -> list[dict]:
