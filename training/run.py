@@ -182,8 +182,9 @@ class Run:
         self.selfplay: SelfPlayBackend | None = None  # while run() runs
         self.parent: Parent | None = None  # the network the run started from (train.init_from)
         self._eval_spent = 0.0  # evaluation seconds since the training clock last advanced
-        self.stage, self.now = 0, cfg.staged(0)  # of cfg.stages, reached by the trainer's network;
-        self.resumed_from = self._resume(parent)  # the settings in force at that stage
+        # the stage of cfg.stages the trainer's network has reached, and the settings in force there
+        self.stage, self.now = 0, cfg.staged(0)
+        self.resumed_from = self._resume(parent)
         self.stage, self.now = cfg.stage_at(self.trainer.step), cfg.staged(self.trainer.step)
         if self.stage:
             since = cfg.stages[self.stage - 1].at_step
