@@ -275,7 +275,7 @@ def test_messages_are_one_line():
 
 EVAL_KEYS = ", ".join(sorted(f.name for f in fields(EvalConfig)))
 TOP_KEYS = ("backend, compile, device, env, eval, experiment, inference, model, name, ray, run_dir, search, "
-            "seed, selfplay, train")
+            "seed, selfplay, stages, train")
 
 
 # one in the default suite (each starts hive-train); tests/training/test_overrides.py checks more in-process
