@@ -327,7 +327,8 @@ def write_curve(curve: Curve, out_dir: str | Path) -> list[Path]:
 
 def plot_curve(curve: Curve, out: Path) -> Path:
     """Elo against wall-clock minutes, one line a run with its 95% intervals, nokamute's Elo as a
-    horizontal line with its band; written atomically."""
+    horizontal line with its band; the legend below the axes (over them it hid points); written
+    atomically."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -353,10 +354,9 @@ def plot_curve(curve: Curve, out: Path) -> Path:
     ax.set_title(f"Strength by minutes ({curve.settings.sims} simulations a move, "
                  f"{curve.settings.games} games a rung)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     tmp = out.with_name(out.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")
     plt.close(fig)
     tmp.replace(out)
     return out
