@@ -287,6 +287,9 @@ class Stage:
         check_ranges(self)
 
 
+STAGE_SETTINGS = {"sims": ("search", "sims"), "ply_cap": ("env", "ply_cap"), "window": ("train", "window")}
+"""Each :class:`Stage` field -> the (group, setting) of :class:`RunConfig` it replaces."""
+
 BACKENDS = ("local", "ray")
 """Where self-play runs: processes on this machine, or actors on a Ray cluster."""
 
@@ -385,23 +388,23 @@ class RunConfig:
     def staged(self, step: int) -> RunConfig:
         """The settings in force for the network of ``step``: the run's, with each stage reached
         applied in order (without ``stages``: a schedule's settings, not a schedule)."""
-        search, env, train = self.search, self.env, self.train
+        groups: dict[str, Any] = {}
         for stage in self.stages[:self.stage_at(step)]:
-            if stage.sims is not None:
-                search = replace(search, sims=stage.sims)
-            if stage.ply_cap is not None:
-                env = replace(env, ply_cap=stage.ply_cap)
-            if stage.window is not None:
-                train = replace(train, window=stage.window)
-        return replace(self, search=search, env=env, train=train, stages=())
+            for name, (group, key) in STAGE_SETTINGS.items():
+                if (value := getattr(stage, name)) is not None:
+                    groups[group] = replace(groups.get(group, getattr(self, group)), **{key: value})
+        return replace(self, **groups, stages=())
+
+    def stage_settings(self) -> dict[str, Any]:
+        """The settings a stage may change, by full key, as they are here (``search.sims``: 32)."""
+        return {f"{group}.{key}": getattr(getattr(self, group), key)
+                for group, key in STAGE_SETTINGS.values()}
 
     def stage_changes(self, step: int) -> str:
         """What the stage reached at ``step`` changes, in words (``search.sims 32 -> 64, ...``)."""
-        before, after = self.staged(step - 1), self.staged(step)
-        pairs = [("search.sims", before.search.sims, after.search.sims),
-                 ("env.ply_cap", before.env.ply_cap, after.env.ply_cap),
-                 ("train.window", before.train.window, after.train.window)]
-        return ", ".join(f"{key} {a} -> {b}" for key, a, b in pairs if a != b) or "nothing"
+        before, after = self.staged(step - 1).stage_settings(), self.staged(step).stage_settings()
+        changed = [f"{k} {before[k]} -> {after[k]}" for k in after if before[k] != after[k]]
+        return ", ".join(changed) or "nothing"
 
 
 def defaults() -> dict[str, Any]:

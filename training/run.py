@@ -188,9 +188,8 @@ class Run:
         self.stage, self.now = cfg.stage_at(self.trainer.step), cfg.staged(self.trainer.step)
         if self.stage:
             since = cfg.stages[self.stage - 1].at_step
-            self.log(f"in stage {self.stage} of {len(cfg.stages)} (from step {since}): search.sims "
-                     f"{self.now.search.sims}, env.ply_cap {self.now.env.ply_cap}, "
-                     f"train.window {self.now.train.window}")
+            settings = ", ".join(f"{k} {v}" for k, v in self.now.stage_settings().items())
+            self.log(f"in stage {self.stage} of {len(cfg.stages)} (from step {since}): {settings}")
         # Steps after the checkpoint resumed from are trained (and logged) again: purge them.
         self.metrics = Metrics(layout.tb, purge_step=self.trainer.step + 1)
         self.metrics.config(resolved_config, self.trainer.step)
