@@ -197,11 +197,25 @@ class LeafEncoder:
             EncodingError: a position does not fit the observation padding.
         """
         k = boards.shape[0]
-        obs = {key: v[:k] for key, v in self._obs.items()}
-        moves, errors = self._moves[:k], self._errors[:k]
+        obs, moves = self.rows(k)
+        errors = self._errors[:k]
         errors[:] = 0
         encode = encode_batch_kernel if k > CHUNK else _encode_serial
         with launching(k > CHUNK):
             encode(boards, obs_arrays(obs), moves, errors, True)
         raise_encoding_errors(errors, self.max_legal)
         return obs, moves
+
+    def rows(self, k: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The first ``k`` rows of the buffers (views): the observations and moves the last
+        encode of ``k`` boards wrote."""
+        return {key: v[:k] for key, v in self._obs.items()}, self._moves[:k]
+
+    def buffers(self) -> tuple:
+        """The whole buffers as a kernel encodes into them (``search.step.begin_step``): the
+        ``ObsArrays``, the moves [rows, MAX_MOVES] and the error codes [rows]."""
+        return obs_arrays(self._obs), self._moves, self._errors
+
+    def raise_errors(self) -> None:
+        """Raise ``EncodingError`` for the first row whose last encode failed."""
+        raise_encoding_errors(self._errors, self.max_legal)

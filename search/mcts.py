@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from hive_zero.checks import RangeError, bounded, check_ranges
@@ -32,6 +33,7 @@ from .kernels import (
 )
 from .leaves import (
     BOARD_SIZE,
+    CHUNK,
     HIST,
     MAX_LEGAL,
     PLY,
@@ -51,7 +53,19 @@ from .root_gumbel import GumbelRoot
 from .root_policy import RootPolicy, RootState
 from .root_puct import PuctRoot
 from .roots import DROPPED_FOR_SIZE, KEPT, advance_trees, check_roots, root_stats
-from .step import allocate_outputs, gather_leaves, scatter_misses
+from .step import (
+    STEP_DONE,
+    STEP_ENCODING_ERROR,
+    STEP_NEEDS_EDGES,
+    STEP_NEEDS_NODES,
+    STEP_NO_ROOM,
+    STEP_NO_SIMULATION,
+    allocate_outputs,
+    begin_step,
+    end_step,
+    gather_leaves,
+    scatter_misses,
+)
 from .tree import (
     LEAF_NO_ROOM,
     NO_NODE,
@@ -262,12 +276,18 @@ class BatchedMCTS:
         self.root_key = np.full(batch, -1, np.int64)  # position_key of the position each root holds
         self._encoder = LeafEncoder(batch * config.leaves_per_tree, expansions, max_legal)
         self._outputs = allocate_outputs(batch * config.leaves_per_tree, max_legal)
-        self._counts = np.zeros(2, np.int64)  # a step's performed simulations and collisions
+        self._counts = np.zeros(3, np.int64)  # a step's performed simulations, collisions, edges needed
         self._tactics_buf = None  # scratch of the root checks, made on first use
+        self.one_call_steps = True
+        """Run each step as two compiled calls (``search.step.begin_step`` / ``end_step``) where it
+        runs on one thread: one numba thread, or fewer games than ``PARALLEL_MIN_GAMES`` and
+        leaves than an encoder chunk. False: the separate calls (the same trees; benchmarks
+        compare the two)."""
         self.timings = {"tree": 0.0, "env": 0.0, "net": 0.0, "sims": 0, "collisions": 0, "resets": 0}
         """Seconds in tree kernels, leaf encoding and the network; simulations performed;
         leaf selections that ran into a pending node and were retried (leaves_per_tree > 1);
-        kept trees dropped for size at ``advance``."""
+        kept trees dropped for size at ``advance``. In the two-call steps the encoding runs
+        inside the first call, so its seconds count as ``tree`` there (``env`` stays 0)."""
 
     @property
     def evaluate(self) -> Evaluate:
@@ -370,6 +390,10 @@ class BatchedMCTS:
             self.root_key[stale] = keys[stale]
         s = self._start(boards, hists, rngs, add_noise, sims or self.config.sims)
         L = self.config.leaves_per_tree
+        one_thread = numba.get_num_threads() == 1 or (B < PARALLEL_MIN_GAMES and B * L <= CHUNK)
+        if self.one_call_steps and one_thread:
+            self._run_one_call_steps(s, stop)
+            return self._result(s, temperature)
         while True:
             target = s.phase_ends[np.arange(B), s.phase]
             want = np.minimum(target - s.sims_done, L).astype(np.int32)
@@ -498,6 +522,55 @@ class BatchedMCTS:
         order = sorted(range(len(slots)), key=lambda i: (sign * plies[i], -visits[slots[i]], i))
         return int(slots[order[0]]), plies[order[0]]
 
+    def _run_one_call_steps(self, s: _Search, stop: Callable[[], bool] | None) -> None:
+        """The search loop with every step two compiled calls around the network
+        (``search.step.begin_step`` and ``end_step``): Python runs only to call the network, to
+        grow a tree that is short of room, and at a Gumbel phase's end."""
+        cfg, B, L = self.config, self.B, self.config.leaves_per_tree
+        obs_buf, moves_buf, errors = self._encoder.buffers()
+        out, counts = self._outputs, self._counts
+        want, over = np.zeros(B, np.int32), np.zeros(B, np.int64)
+        virtual_loss, margin = float(cfg.virtual_loss), self.adjudicate_margin
+        table, cached = self.cache.table, self.cache.capacity > 0
+        # the network's outputs of a step without misses (0 rows, the types of the real ones)
+        none = (out.logits[:0], out.values[:0], moves_buf[:0], obs_buf.legal_actions[:0], obs_buf.n_legal[:0])
+        while True:
+            t0 = time.perf_counter()
+            k = begin_step(self.tree, s.boards, s.hists, s.phase_ends, s.phase, s.sims_done, want, s.leaves,
+                           s.select_params, s.roots.candidates, s.draws, margin, table, cached, out, counts,
+                           obs_buf, moves_buf, errors)
+            if k == STEP_NEEDS_NODES:
+                self.tree = grow_tree(self.tree, int(self.tree.n_nodes.max()) + L, self.tree.edge_capacity)
+                continue
+            if k == STEP_DONE:
+                break
+            if k == STEP_ENCODING_ERROR:
+                self._encoder.raise_errors()
+            _check_step(k)
+            net = 0.0
+            outputs = none
+            if k:
+                obs, moves = self._encoder.rows(k)
+                t1 = time.perf_counter()
+                logits, values = as_outputs(self._evaluate(obs))
+                net = time.perf_counter() - t1
+                outputs = (logits, values, moves, obs["legal_actions"], obs["n_legal"])
+            args = (s.draws, counts, s.phase_ends, s.phase, s.last_phase, s.sims_done, over)
+            n = end_step(self.tree, s.leaves, table, cached, k, out, *outputs, virtual_loss, *args)
+            if n == STEP_NEEDS_EDGES:  # the outputs are in their rows now: k = 0
+                self.tree = grow_tree(self.tree, self.tree.node_capacity, int(counts[2]))
+                n = end_step(self.tree, s.leaves, table, cached, 0, out, *none, virtual_loss, *args)
+            _check_step(n)
+            for b in over[:n]:
+                self.root.end_phase(self.tree, s.roots, int(b))
+            s.phase[over[:n]] += 1
+            self.timings["tree"] += time.perf_counter() - t0 - net
+            self.timings["net"] += net
+            self.timings["sims"] += int(counts[0])
+            self.timings["collisions"] += int(counts[1])
+            if stop is not None and stop():
+                break
+
     def _step(self, s: _Search, want: np.ndarray) -> None:
         """One batched simulation step: select ``want[b]`` leaves per game (compiled), serve the
         new ones from the cache or encode and evaluate them in one network call (``search.step``),
@@ -591,6 +664,14 @@ def _schedule(ends: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     P = max(len(e) for e in ends)
     return (np.array([e + [e[-1]] * (P - len(e)) for e in ends], np.int64),
             np.array([len(e) - 1 for e in ends], np.int64))
+
+
+def _check_step(code: int) -> None:
+    """Raise for a ``search.step`` error code (a code >= 0 is a count, no error)."""
+    if code == STEP_NO_ROOM:
+        raise RuntimeError("search tree out of room inside a kernel (the driver grows it before each call)")
+    if code == STEP_NO_SIMULATION:
+        raise RuntimeError("search step performed no simulation (a root not expanded?)")
 
 
 def _check_room(leaves: LeafBatch) -> None:
