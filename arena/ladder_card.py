@@ -110,6 +110,30 @@ def matches_section(paths: list[Path], player_name: str = "the shipped network",
             "rows": rows}
 
 
+def add_matches(section: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """The equal-time matches ``section`` of a card with the section ``new`` (of
+    :func:`matches_section`) added: its rows after the old ones (an old row of the same opponent
+    and times replaced), its commands after theirs. For matches played after the old ones' results
+    directories are gone.
+
+    Raises:
+        ValueError: ``section`` is an equal-time ladder's, not matches'.
+    """
+    if not section:
+        return new
+    if not section.get("command", "").startswith("hive-arena gauntlet") or \
+            any("opponent" not in row for row in section.get("rows", [])):
+        raise ValueError("the card's equal-time section is a ladder's, not matches': "
+                         "redraw it with --matches")
+    labels = {row["opponent"] for row in new["rows"]}
+    commands = section["command"].split("; ")
+    commands += [c for c in new["command"].split("; ") if c not in commands]
+    summary = section["summary"] if section["summary"] == new["summary"] else \
+        f"{section['summary']}; {new['summary']}"
+    return {"command": "; ".join(commands), "summary": summary,
+            "rows": [row for row in section["rows"] if row["opponent"] not in labels] + new["rows"]}
+
+
 def _portable(spec: str) -> str:
     """A player spec with its engine's path (``cmd=/some/dir/nokamute``) as the engine's name in
     capitals (``cmd=NOKAMUTE``): the card names no directory of the machine it was made on."""

@@ -15,16 +15,18 @@ import json
 import sys
 from pathlib import Path
 
-from arena.ladder_card import ladder_section, levels_section, matches_section
+from arena.ladder_card import add_matches, ladder_section, levels_section, matches_section
 from models import shipped
 from training.model_card import write_card
 
 
-def sections(args: argparse.Namespace, game_type: str) -> dict:
+def sections(args: argparse.Namespace, game_type: str, card: dict) -> dict:
     """The card sections the arguments name, each checked to be of ``game_type``:
 
     - ``--matches``: equal-time gauntlets of this network against other engines (``hive-arena
       gauntlet ... --time S``), the card's "Equal time" section (one row per opponent and time);
+    - ``--add-matches``: such gauntlets added to the rows ``card`` has (whose results directories
+      may be gone), a row of the same opponent and times replaced;
     - ``--equal-time``: an equal-time ladder instead (the same section);
     - ``--levels``: a levels' calibration (``scripts/calibrate_levels.py``'s ``levels.json``);
     - ``--ladder``: the ladder (``hive-arena ladder``).
@@ -36,6 +38,9 @@ def sections(args: argparse.Namespace, game_type: str) -> dict:
         out["equal_time"] = ladder_section(args.equal_time)
     if args.matches:
         out["equal_time"] = matches_section(args.matches, game_type=game_type)
+    if args.add_matches:
+        out["equal_time"] = add_matches(card.get("equal_time"), matches_section(args.add_matches,
+                                                                                 game_type=game_type))
     if args.levels:
         out["levels"] = levels_section(args.levels)
         if out["levels"]["game_type"] != game_type:
@@ -48,15 +53,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game-type", required=True, choices=sorted(shipped.NETWORKS),
                         help="the shipped network whose card is redrawn")
     parser.add_argument("--matches", type=Path, nargs="+", help="results directories of equal-time gauntlets")
+    parser.add_argument("--add-matches", type=Path, nargs="+",
+                        help="equal-time gauntlets added to the card's (a row of the same opponent replaced)")
     parser.add_argument("--equal-time", type=Path, help="results directory of an equal-time ladder")
     parser.add_argument("--levels", type=Path, help="levels.json of a levels' calibration")
     parser.add_argument("--ladder", type=Path, help="results directory of its ladder")
     parser.add_argument("--out", type=Path, default=shipped.HERE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if not (args.matches or args.equal_time or args.levels or args.ladder):
-        parser.error("nothing to redraw: give --matches, --equal-time, --levels or --ladder")
-    if args.matches and args.equal_time:
-        parser.error("--matches and --equal-time both draw the equal-time section: give one")
+    if not (args.matches or args.add_matches or args.equal_time or args.levels or args.ladder):
+        parser.error("nothing to redraw: give --matches, --add-matches, --equal-time, --levels or --ladder")
+    if sum(bool(x) for x in (args.matches, args.add_matches, args.equal_time)) > 1:
+        parser.error("--matches, --add-matches and --equal-time all draw the equal-time section: give one")
     net = shipped.NETWORKS[args.game_type]
     card_json = args.out / net.card.name
     if not card_json.is_file():
@@ -64,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         card = json.loads(card_json.read_text())
-        new = sections(args, args.game_type)
+        new = sections(args, args.game_type, card)
         card.update(new)
         md = write_card(card_json, args.out / net.model_card.name, card)
     except KeyError as e:

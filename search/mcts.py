@@ -613,7 +613,7 @@ class BatchedMCTS:
                           float(cfg.virtual_loss), s.draws)
         _check_room(leaves)
         if not counts[0]:
-            raise RuntimeError("search step performed no simulation (a root not expanded?)")
+            _check_step(STEP_NO_SIMULATION)
         self.timings["tree"] += time.perf_counter() - t0 - encoding - net
         self.timings["env"] += encoding
         self.timings["net"] += net
@@ -676,4 +676,4 @@ def _check_step(code: int) -> None:
 
 def _check_room(leaves: LeafBatch) -> None:
     if (leaves.status == LEAF_NO_ROOM).any():
-        raise RuntimeError("search tree out of room inside a kernel (the driver grows it before each call)")
+        _check_step(STEP_NO_ROOM)

@@ -14,8 +14,8 @@ Where the step runs on one thread (``search.mcts``: one numba thread, or a batch
 the parallel kernels), the whole step is two compiled calls around the network: :func:`begin_step`
 (select, adjudicate, gather, encode the misses) and :func:`end_step` (scatter, expand, back up,
 the phases that ended). They call the same kernels in the same order as the separate calls, so
-the trees are the same bit for bit; what they save is the Python between the calls (about a
-quarter of the player's time at its batches of a few leaves).
+the trees are the same bit for bit; what they save is the Python between the calls (the
+player at 1 s a move runs about 1.2x the simulations a second: docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -121,15 +121,15 @@ STEP_DONE = -1
 """``begin_step``: every game has performed its simulations of this search (or phase)."""
 STEP_NEEDS_NODES = -2
 """``begin_step``: a tree has no room for ``L`` more nodes (grow it, call again)."""
-STEP_NEEDS_EDGES = -6
-"""``end_step``: a tree has no room for the new leaves' edges, ``counts[2]`` of them (grow it,
-call again with ``k = 0``: the network's outputs are already in their rows)."""
 STEP_NO_ROOM = -3
 """A kernel ran out of room all the same (a bug: the driver grows the tree before each call)."""
 STEP_ENCODING_ERROR = -4
 """``begin_step``: a leaf does not fit the observation padding (``errors`` says which)."""
 STEP_NO_SIMULATION = -5
 """``end_step``: the step performed no simulation (a root not expanded?)."""
+STEP_NEEDS_EDGES = -6
+"""``end_step``: a tree has no room for the new leaves' edges, ``counts[2]`` of them (grow it,
+call again with ``k = 0``: the network's outputs are already in their rows)."""
 
 
 @njit(cache=True, nogil=True, inline="always")

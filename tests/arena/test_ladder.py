@@ -479,3 +479,13 @@ def test_a_levels_calibration_becomes_a_card_section_and_table(tmp_path):
     assert ("| 2 | 16 simulations a move | -250 [-330, -170] | +50 [-20, +120] (not confirmed) |"
             in text.splitlines())
     assert "| `nokamute` | unrated |" in text.splitlines()
+
+
+def test_matches_are_not_added_to_an_equal_time_ladder():
+    from arena.ladder_card import add_matches
+
+    new = {"command": "hive-arena gauntlet x", "summary": "s", "rows": [{"opponent": "a, 1 s a move"}]}
+    assert add_matches(None, new) == new
+    ladder = {"command": "hive-arena ladder x", "summary": "s", "rows": [{"rung": "greedy"}]}
+    with pytest.raises(ValueError, match="a ladder's, not matches'"):
+        add_matches(ladder, new)

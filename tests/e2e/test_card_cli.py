@@ -67,3 +67,31 @@ def test_a_card_redrawn_with_matches_and_levels(tmp_path):
     shutil.copy(shipped.NETWORKS["Base+M"].card, out)
     other = card_cli("--game-type", "Base+M", "--matches", str(timed), "--out", str(out))
     assert other.returncode == 2 and "a Base match, not Base+M" in other.stderr
+
+
+def test_matches_added_to_a_card_keep_its_rows_and_replace_a_repeated_one(tmp_path):
+    net = shipped.NETWORKS["Base"]
+    out = tmp_path / "shipped"
+    out.mkdir()
+    shutil.copy(net.card, out / net.card.name)
+    before = json.loads(net.card.read_text())["equal_time"]
+    slow = "alphabeta:depth=1,time=0.1,name=slow"  # the opponent at its own time: time odds
+    odds = tmp_path / "odds"
+    run_arena(ArenaConfig("gauntlet", ("greedy", slow), 2, seed=4, time_s=0.05), odds, progress=False)
+    got = card_cli("--game-type", "Base", "--add-matches", str(odds), "--out", str(out))
+    assert got.returncode == 0, got.stderr
+    added = json.loads((out / net.card.name).read_text())["equal_time"]
+    assert added["rows"][:-1] == before["rows"]  # the old rows, whose directories this test lacks
+    assert added["rows"][-1]["opponent"] == "slow at 0.1 s, the network at 0.05 s"
+    assert added["rows"][-1]["games"] == 2
+    assert added["command"].startswith(before["command"] + "; hive-arena gauntlet")
+    assert '"alphabeta:depth=1,time=0.1,name=slow" --time 0.05 --games-per-pairing 2' in added["command"]
+    again = tmp_path / "again"  # the same pairing again, 4 games: its row replaced
+    run_arena(ArenaConfig("gauntlet", ("greedy", slow), 4, seed=4, time_s=0.05), again, progress=False)
+    assert card_cli("--game-type", "Base", "--add-matches", str(again), "--out", str(out)).returncode == 0
+    twice = json.loads((out / net.card.name).read_text())["equal_time"]
+    assert twice["rows"][:-1] == before["rows"] and twice["rows"][-1]["games"] == 4
+    assert (out / net.model_card.name).read_text().count("| slow at 0.1 s, the network at 0.05 s |") == 1
+    both = card_cli("--game-type", "Base", "--add-matches", str(odds), "--matches", str(odds),
+                    "--out", str(out))
+    assert both.returncode == 2 and "give one" in both.stderr
