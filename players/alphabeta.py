@@ -399,11 +399,13 @@ class AlphaBeta:
         replace it by a move it found better (stopping at a depth predicted not to fit left a
         third of the time unused). Each depth also gets a node budget, :data:`NODE_SLACK` times
         what the measured speed (nodes per second, :func:`_speed_sample`) predicts for the time
-        left, a backstop should the timer be late."""
+        left, a backstop should the timer be late; a depth that budget cut while time is left
+        (the speed measured too low) runs again with the speed it measured."""
         stats = self.tables.stats
         best = AlphaBetaResult(int(legal[0]), 0, 0, 0, 0.0)
         nodes_total = 0
-        for d in range(1, max_depth + 1):
+        d = 1
+        while d <= max_depth:
             now = time.perf_counter()
             if deadline is None:
                 limit = 1 << 62
@@ -425,10 +427,16 @@ class AlphaBeta:
             if stats[S_ABORTED]:
                 if stats[S_BEST] >= 0:
                     best = AlphaBetaResult(int(stats[S_BEST]), int(stats[S_SCORE]), best.depth, 0, 0.0)
-                break
+                if stats[S_STOP] or deadline is None or deadline - time.perf_counter() < MIN_DEPTH_SECONDS:
+                    break
+                # The node budget cut it, not the clock: the speed it was set from was too low (a
+                # slow early depth: the table's first page faults). That depth ran flat out and
+                # measured the speed again: the same depth again, with the time that is left.
+                continue
             best = AlphaBetaResult(int(stats[S_BEST]), int(score), d, 0, 0.0)
             if abs(score) > MATE_BOUND:
                 break  # a forced result: deeper search cannot change it
+            d += 1
         return best, nodes_total
 
 

@@ -210,6 +210,20 @@ def test_a_slow_first_search_does_not_starve_later_time_limited_ones():
     assert search.nps > 5000 and result.depth >= 2 and result.nodes > 1000, (search.nps, result)
 
 
+def test_a_speed_estimate_too_low_does_not_end_the_move_early():
+    """A depth cut by its node budget, not by the clock, ended the move: a speed measured too low
+    (a slow early depth: a fresh table's page faults) returned a 0.3 s move in 0.06 s. The depth
+    now runs again with the speed it measured, until the time is up."""
+    game = Game.from_string(MIDGAME)
+    search = AlphaBeta(tt_bits=16)
+    search.search(game.board, game.hist, depth=1)  # the kernels loaded
+    search.nps = 1000.0  # the floor: the first depths' budgets run out at once
+    start = time.perf_counter()
+    search.search(game.board, game.hist, time_s=0.3)
+    spent = time.perf_counter() - start
+    assert 0.8 * alphabeta.TIME_SHARE * 0.3 < spent < 0.3 + 0.15, spent
+
+
 def test_heuristic_is_antisymmetric_in_pressure_and_greedy_scores_wins():
     game = position(WIN_IN_ONE)
     moves = game.legal_moves()
