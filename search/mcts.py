@@ -564,10 +564,7 @@ class BatchedMCTS:
             for b in over[:n]:
                 self.root.end_phase(self.tree, s.roots, int(b))
             s.phase[over[:n]] += 1
-            self.timings["tree"] += time.perf_counter() - t0 - net
-            self.timings["net"] += net
-            self.timings["sims"] += int(counts[0])
-            self.timings["collisions"] += int(counts[1])
+            self._count_step(time.perf_counter() - t0 - net, 0.0, net)
             if stop is not None and stop():
                 break
 
@@ -614,11 +611,16 @@ class BatchedMCTS:
         _check_room(leaves)
         if not counts[0]:
             _check_step(STEP_NO_SIMULATION)
-        self.timings["tree"] += time.perf_counter() - t0 - encoding - net
-        self.timings["env"] += encoding
+        self._count_step(time.perf_counter() - t0 - encoding - net, encoding, net)
+
+    def _count_step(self, tree: float, env: float, net: float) -> None:
+        """Add a step's seconds and its performed simulations and collisions (``_counts``) to
+        :attr:`timings`."""
+        self.timings["tree"] += tree
+        self.timings["env"] += env
         self.timings["net"] += net
-        self.timings["sims"] += int(counts[0])
-        self.timings["collisions"] += int(counts[1])
+        self.timings["sims"] += int(self._counts[0])
+        self.timings["collisions"] += int(self._counts[1])
 
     # ----- root statistics and move choice ----------------------------------------------------
     def _result(self, s: _Search, temperature) -> SearchResult:
