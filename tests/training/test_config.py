@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -90,6 +90,20 @@ def test_the_recipes_from_zero_end_within_their_minutes_evaluations_included():
         assert rc.eval.every > 0  # the curve in TensorBoard during the run
         kept = rc.train.keep_checkpoints * rc.train.checkpoint_every
         assert kept >= 20 * rc.train.max_minutes * 60  # every checkpoint kept up to 20 steps a second
+
+
+def test_the_two_hour_recipe_changes_its_self_play_by_itself_and_the_short_one_does_not():
+    rc = settings("run_dir=x", experiment="zero_long")
+    cap, sims = rc.stages  # the ply cap first, then the simulations (docs/training.md)
+    assert rc.staged(cap.at_step - 1) == replace(rc, stages=())  # before the first: the run's own
+    assert rc.staged(cap.at_step).env.ply_cap > rc.env.ply_cap
+    later = rc.staged(sims.at_step)
+    assert later.search.sims > rc.search.sims and later.env.ply_cap == cap.ply_cap  # the cap stays
+    assert later.train == rc.train and later.eval == rc.eval  # the trainer and evaluations keep theirs
+    # Both stages come in the run's first half at the steps a second the recipe made on 2 cores
+    # (about 12 before the second stage: docs/training.md): the last stage has half the run or more.
+    assert sims.at_step <= 12 * 60 * rc.train.max_minutes / 2
+    assert not settings("run_dir=x", experiment="zero").stages
 
 
 def test_defaults_come_from_the_dataclasses():
