@@ -255,9 +255,15 @@ class Game:
         else:
             move = int(move)
             self._check_legal(move, str(move))
-        self._tokens.append(int(play(self.board, self.hist, move)))
+        self.play_trusted(move)
+
+    def play_trusted(self, move: int) -> None:
+        """Play an encoded move the caller vouches for (one of this position's generated moves,
+        as self-play's): :meth:`play` without the legality check, which costs a move generation
+        a ply when a finished game's record is written. An illegal move here corrupts the game."""
+        self._tokens.append(int(play(self.board, self.hist, int(move))))
         self._legal = self._legal_set = None
-        self.moves.append(move)
+        self.moves.append(int(move))
         self._hashes.append(self.hash)
 
     def undo(self, n: int = 1) -> None:

@@ -382,13 +382,13 @@ class BatchedMCTS:
             raise ValueError(f"expected boards [{B}, {BOARD_SIZE}] and hists [{B}, {HIST}]")
         if sims is not None and not 1 <= sims <= self.config.sims:
             raise ValueError(f"sims must be in 1..{self.config.sims} (search.sims), got {sims}")
-        rngs = [np.random.default_rng(int(s)) for s in np.asarray(seeds).reshape(B)]
+        seeds = np.asarray(seeds, np.int64).reshape(B)
         keys = position_keys(boards, hists)
         stale = np.flatnonzero(keys != self.root_key)
         if stale.size:
             self.reset(stale)
             self.root_key[stale] = keys[stale]
-        s = self._start(boards, hists, rngs, add_noise, sims or self.config.sims)
+        s = self._start(boards, hists, seeds, add_noise, sims or self.config.sims)
         L = self.config.leaves_per_tree
         one_thread = numba.get_num_threads() == 1 or (B < PARALLEL_MIN_GAMES and B * L <= CHUNK)
         if self.one_call_steps and one_thread:
@@ -408,7 +408,7 @@ class BatchedMCTS:
                 break
         return self._result(s, temperature)
 
-    def _start(self, boards, hists, rngs, add_noise, sims: int) -> _Search:
+    def _start(self, boards, hists, seeds, add_noise, sims: int) -> _Search:
         """Evaluate and expand the roots, then let the root policy add its noise and lay out every
         game's schedule.
 
@@ -429,7 +429,7 @@ class BatchedMCTS:
             self._tactics_buf = (*tactics_buffers(), np.zeros(M, np.int8))
         buf, scratch, codes = self._tactics_buf
         check_roots(t, boards, hists, n_legal, fresh, lost, wins_now, buf, codes, scratch)
-        roots = RootState(n_legal=n_legal, logits=logits, values=values, rngs=rngs,
+        roots = RootState(n_legal=n_legal, logits=logits, values=values, seeds=seeds,
                           noise=np.zeros((B, M), np.float64), candidates=np.zeros((B, M), np.int8))
         ends = [self.root.begin(t, roots, b, lost[b, :n_legal[b]], add_noise, sims) if n_legal[b] else [0]
                 for b in range(B)]

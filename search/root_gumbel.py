@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import gumbel
+from .root_noise import gumbel_
 from .root_policy import RootState, child_stats
 from .tree import Tree
 
@@ -46,7 +47,10 @@ class GumbelRoot:
         """Game b's Gumbel noise (``add_noise``, else none) and its ``m`` candidates; the halving
         schedule of ``sims`` simulations over them."""
         n = int(roots.n_legal[b])
-        roots.noise[b, :n] = roots.rngs[b].gumbel(size=n) if add_noise else 0.0
+        if add_noise:
+            gumbel_(int(roots.seeds[b]), roots.noise[b, :n])
+        else:
+            roots.noise[b, :n] = 0.0
         m = min(self.m, n)
         roots.candidates[b, _candidates(roots.noise[b, :n] + roots.logits[b, :n], lost, m)] = 1
         return gumbel.halving_schedule(sims, m)

@@ -26,8 +26,8 @@ class RootState:
     """[B, M] float32 the network's policy logits at the roots it evaluated."""
     values: np.ndarray
     """[B] float32 the network's values of those roots."""
-    rngs: list
-    """One generator per game: root noise and move sampling."""
+    seeds: np.ndarray
+    """[B] int64 each game's seed: its root noise and sampled move (``search.root_noise``)."""
     noise: np.ndarray
     """[B, M] float64 the root moves' exploration noise (Gumbel; zeros for PUCT)."""
     candidates: np.ndarray

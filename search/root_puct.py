@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .root_noise import dirichlet_, sample_index
 from .root_policy import RootState
 from .tree import UNEXPANDED, Tree
 
@@ -43,7 +44,8 @@ class PuctRoot:
         n = int(roots.n_legal[b])
         if add_noise and self.dirichlet_eps > 0 and n > 1:
             first = int(tree.node_first[b, tree.roots[b]])
-            noise = roots.rngs[b].dirichlet(np.full(n, self.dirichlet_alpha))
+            noise = np.empty(n, np.float64)
+            dirichlet_(int(roots.seeds[b]), float(self.dirichlet_alpha), noise)
             raw = tree.edge_prior_raw[b, first:first + n]
             tree.edge_prior[b, first:first + n] = (1 - self.dirichlet_eps) * raw + self.dirichlet_eps * noise
         return [sims]
@@ -66,4 +68,4 @@ class PuctRoot:
         chosen[:] = np.where(n_legal > 0, np.argmax(w, axis=1), -1)
         for b in np.flatnonzero((n_legal > 0) & (temps > 1e-6) & ~unvisited):
             wb = w[b, :n_legal[b]] ** (1.0 / temps[b])
-            chosen[b] = int(roots.rngs[b].choice(int(n_legal[b]), p=wb / wb.sum()))
+            chosen[b] = sample_index(int(roots.seeds[b]), wb)

@@ -147,3 +147,18 @@ def test_stack_levels_are_consistent_in_long_games():
         if h >= 0:
             top = game.board[TOP + h]
             assert game.board[LEVEL + top] >= game.board[LEVEL + p]
+
+
+@SETTINGS
+@given(games)
+def test_trusted_play_of_legal_moves_is_checked_play(game):
+    trusted = Game(game.game_type)
+    for move in game.moves:
+        trusted.play_trusted(move)
+    assert (trusted.board == game.board).all() and (trusted.hist == game.hist).all()
+    assert trusted.game_string() == game.game_string()
+    assert trusted.hash == game.hash and trusted.state == game.state
+    if game.moves:  # undo works from it as from a checked game
+        trusted.undo(1)
+        game.undo(1)
+        assert (trusted.board == game.board).all() and trusted.hash == game.hash

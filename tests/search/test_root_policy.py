@@ -22,7 +22,7 @@ def roots(n_legal, logits=None, seed=0) -> RootState:
     n_legal = np.asarray(n_legal, np.int32)
     B, M = n_legal.size, 6
     return RootState(n_legal=n_legal, logits=np.zeros((B, M), np.float32) if logits is None else logits,
-                     values=np.zeros(B, np.float32), rngs=[np.random.default_rng(seed + b) for b in range(B)],
+                     values=np.zeros(B, np.float32), seeds=seed + np.arange(B, dtype=np.int64),
                      noise=np.zeros((B, M)), candidates=np.zeros((B, M), np.int8))
 
 
