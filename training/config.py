@@ -96,10 +96,12 @@ class SelfPlaySettings(SelfPlayConfig):
     Args:
         workers: self-play processes (0 = inside the trainer process, for tiny runs).
         shard_games: finished games per replay shard.
-        game_types: the game types self-play plays, worker ``w`` the ``w mod n``-th (empty: the
-            run's ``env.game_type``): one network learns several types (the encoding has every
-            expansion piece; the trainer encodes each position as its own type). Evaluation plays
-            ``env.game_type``.
+        game_types: the game types self-play plays (empty: the run's ``env.game_type``): one
+            network learns several types (the encoding has every expansion piece; the trainer
+            encodes each position as its own type). Worker ``w`` of ``W`` plays the ``w mod
+            n``-th type where ``n <= W``, else types ``w, w + W, ...`` in turn, a batch of
+            games each (``training.worker.worker_game_types``): every type is played. Evaluation
+            plays ``env.game_type``.
     """
 
     workers: int = bounded(1, ge=0)

@@ -34,7 +34,7 @@ from .worker import (
     SelfPlayer,
     limit_threads,
     seed_everything,
-    worker_game_type,
+    worker_game_types,
     worker_seed,
 )
 
@@ -62,7 +62,7 @@ class SelfPlayActor:
         self.worker = worker
         limit_threads(max(1, int(cfg.ray.worker_cpus)))
         device = pick_device(cfg.device) if cfg.ray.worker_gpus > 0 else torch.device("cpu")
-        self.player = SelfPlayer(cfg, device, worker_game_type(cfg, worker))
+        self.player = SelfPlayer(cfg, device, worker_game_types(cfg, worker))
         self.where = {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
                       "pid": os.getpid()}
         self.batch = 0

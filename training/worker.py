@@ -43,6 +43,8 @@ WAIT_S = 0.5
 """Seconds the trainer sleeps while workers elsewhere (processes, actors) fill the replay store."""
 STAGE_SEED = 7_000_003
 """Seed offset per stage of the run (``RunConfig.stages``): each stage's games are new."""
+TYPE_SEED = 3_000_017
+"""Seed offset per game type of a worker that plays several (:func:`worker_game_types`)."""
 RESTART_SEED = 1_000_003
 """Seed offset per restart of a worker (a process, a Ray actor): a restarted worker does not
 replay its predecessor's games (nor a crash those games led to)."""
@@ -87,22 +89,34 @@ def describe_inference(cfg: RunConfig, model: torch.nn.Module, device: torch.dev
     return f"{cfg.inference} -> {evaluate.describe()}"
 
 
-def worker_game_type(cfg: RunConfig, worker: int) -> str:
-    """The game type self-play worker ``worker`` plays (``selfplay.game_types``, else the run's)."""
+def worker_game_types(cfg: RunConfig, worker: int) -> tuple[str, ...]:
+    """The game types self-play worker ``worker`` plays (``selfplay.game_types``, else the run's).
+
+    With at least as many workers as types, worker ``w`` plays the ``w mod n``-th type alone;
+    with fewer, every type is still played: worker ``w`` takes types ``w, w + W, w + 2W, ...``
+    (``W`` workers; 0 workers is one, inside the trainer) and alternates its batched moves
+    between them."""
     types = cfg.selfplay.game_types or (cfg.env.game_type,)
-    return types[worker % len(types)]
+    workers = max(1, cfg.selfplay.workers)
+    if len(types) <= workers:
+        return (types[worker % len(types)],)
+    return tuple(types[worker % workers::workers])
 
 
 class SelfPlayer:
     """Batched self-play with one network whose weights are replaced in place; finished games
-    gather until ``selfplay.shard_games`` of them make a shard."""
+    gather until ``selfplay.shard_games`` of them make a shard. One batch of games per game type
+    it plays (:func:`worker_game_types`), each a batched move in turn."""
 
-    def __init__(self, cfg: RunConfig, device: torch.device, game_type: str | None = None):
+    def __init__(self, cfg: RunConfig, device: torch.device, game_types: tuple[str, ...] = ()):
         self.cfg = cfg
         self.device = device
-        self.game_type = game_type or cfg.env.game_type
-        """The game type this worker plays (``training.config.worker_game_type``)."""
-        self.selfplay: SelfPlay | None = None
+        self.game_types = tuple(game_types) or (cfg.env.game_type,)
+        """The game types this worker plays (:func:`worker_game_types`)."""
+        self.games: list[SelfPlay] = []
+        """One :class:`SelfPlay` per game type, in the order of :attr:`game_types`."""
+        self.turn = 0
+        """The index in :attr:`games` of the batch that plays the next move."""
         self.evaluate: Evaluator | None = None
         self.step_loaded = -1
         self.stage = 0  # of cfg.stages, reached by the network loaded
@@ -111,7 +125,7 @@ class SelfPlayer:
 
     @property
     def started(self) -> bool:
-        return self.selfplay is not None
+        return bool(self.games)
 
     def start(self, model: torch.nn.Module, step: int, seed: int) -> None:
         """The first network: its evaluator and the games, seeded with ``seed``, with the
@@ -125,31 +139,35 @@ class SelfPlayer:
 
     def _new_games(self, step: int) -> None:
         """Games with the settings in force for the network of ``step`` (``RunConfig.staged``);
-        each stage's games are seeded afresh."""
+        each stage's games, and each game type's, are seeded afresh."""
         assert self.evaluate is not None
         self.stage = self.cfg.stage_at(step)
         now = self.cfg.staged(step)
-        self.selfplay = SelfPlay(now.selfplay, now.search, self.game_type, now.env.ply_cap, self.evaluate,
-                                 seed=self.seed + STAGE_SEED * self.stage)
+        seed = self.seed + STAGE_SEED * self.stage
+        self.games = [SelfPlay(now.selfplay, now.search, game_type, now.env.ply_cap, self.evaluate,
+                               seed=seed + TYPE_SEED * i) for i, game_type in enumerate(self.game_types)]
+        self.turn = 0
 
     def load_weights(self, weights: dict[str, torch.Tensor], step: int) -> None:
         """A newer network: its weights into the same model and backend (nothing rebuilt or
         recompiled); trees searched with the old one are dropped. A network that reached a new
         stage (``RunConfig.stages``) starts new games with the stage's settings: the unfinished
         ones are dropped, the finished ones not yet in a shard kept."""
-        assert self.selfplay is not None and self.evaluate is not None
+        assert self.games and self.evaluate is not None
         self.evaluate.load_weights(weights)
         if self.cfg.stage_at(step) != self.stage:
             self._new_games(step)
         else:
-            self.selfplay.set_evaluate(self.evaluate)
+            for games in self.games:
+                games.set_evaluate(self.evaluate)
         self.step_loaded = step
 
     def step(self, **extra: Any) -> Shard | None:
-        """One batched move in every game; a shard (with ``extra`` stats) once enough games
-        finished, else None."""
-        assert self.selfplay is not None
-        self.pending.extend(self.selfplay.step())
+        """One batched move in the games of the type whose turn it is; a shard (with ``extra``
+        stats) once enough games finished, else None."""
+        assert self.games
+        self.pending.extend(self.games[self.turn].step())
+        self.turn = (self.turn + 1) % len(self.games)
         if len(self.pending) >= self.cfg.selfplay.shard_games:
             return self.take_shard(**extra)
         return None
@@ -171,7 +189,7 @@ class WorkerLoop:
         layout = RunLayout(cfg.run_dir)
         self.ckpts = CheckpointStore(layout.checkpoints)
         self.replay = ReplayStore(layout.replay)
-        self.player = SelfPlayer(cfg, device, worker_game_type(cfg, worker))
+        self.player = SelfPlayer(cfg, device, worker_game_types(cfg, worker))
         self.seed = worker_seed(cfg.seed, worker, self.replay.shard_count(worker)) + RESTART_SEED * restart
 
     def refresh(self) -> bool:

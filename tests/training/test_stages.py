@@ -58,21 +58,21 @@ def test_self_play_takes_a_stages_settings_with_the_first_network_that_reached_i
     model = build_model("tiny")
     player = SelfPlayer(cfg, torch.device("cpu"))
     player.start(model, 0, seed=7)
-    first = player.selfplay
+    [first] = player.games
     assert (first.mcts.config.sims, first.env.ply_cap) == (cfg.search.sims, cfg.env.ply_cap)
     for _ in range(3):
         player.step()
     weights = model.state_dict()
     player.load_weights(weights, 4)
-    assert player.selfplay is first and player.stage == 0  # a new network, the same stage: games go on
+    assert player.games == [first] and player.stage == 0  # a new network, the same stage: games go on
     player.load_weights(weights, 5)
-    now = player.selfplay
+    [now] = player.games
     assert now is not first and player.stage == 1 and (now.mcts.config.sims, now.env.ply_cap) == (3, 20)
     player.load_weights(weights, 9)
-    assert player.selfplay is now
+    assert player.games == [now]
     late = SelfPlayer(cfg, torch.device("cpu"))  # a worker started (or restarted) in the stage
     late.start(model, 8, seed=7)
-    assert late.stage == 1 and (late.selfplay.mcts.config.sims, late.selfplay.env.ply_cap) == (3, 20)
+    assert late.stage == 1 and (late.games[0].mcts.config.sims, late.games[0].env.ply_cap) == (3, 20)
 
 
 @pytest.mark.filterwarnings("ignore:.*the ply cap of the games its network learnt from")
