@@ -4,7 +4,7 @@ A refactor of the engine, the encoder, the search or self-play must not change w
 fixed seed plays. The network here is a fake whose outputs are small-integer arithmetic of
 the observation (exact in float32 on any machine), so the hashes depend only on our code.
 When a change is *meant* to alter self-play (a rule fix, a new search feature), regenerate
-the hashes with ``python -m tests.test_selfplay_pin`` and say why in the commit.
+the hashes with ``python -m tests.training.test_selfplay_pin`` and say why in the commit.
 """
 
 from __future__ import annotations
@@ -36,13 +36,18 @@ CASES = {
                    SearchConfig(sims=8, gumbel=True, gumbel_m=4), "Base+MLP", 36),
     "pcr_proven": (SelfPlayConfig(games=4, full_search_prob=0.5, fast_sims=4, proven_targets=True),
                    SearchConfig(sims=8, leaves_per_tree=2), "Base", 40),
+    "argmax_mlp": (SelfPlayConfig(games=4, temperature_plies=0, full_search_prob=1.0, proven_targets=True),
+                   SearchConfig(sims=8, dirichlet_eps=0.0, leaves_per_tree=2), "Base+MLP", 40),
 }
-"""name -> (self-play settings, search settings, game type, ply cap)."""
+"""name -> (self-play settings, search settings, game type, ply cap). ``argmax_mlp`` draws no
+random number (no root noise, every move the most visited): its pin holds the search and the
+engine alone when a change alters only the random streams."""
 
 PINNED = {
-    "gumbel_mlp": "bcdf1979313557e57a2c853544b3b5b549b22cd53ac9084e482bc0e7e6384b79",
-    "pcr_proven": "d32fa32a95fd656160e2e14d353efe0aacce0d6106b350e7625805eda87f0f5c",
-    "puct": "e1362758e3d9ee850b44c638e3e7d46ad2f570641198ade40e3ec55ceec03222",
+    "argmax_mlp": "222d076276d27638927b566ed3a209f9cf91f157dbd70646d47c7930cb38d21c",
+    "gumbel_mlp": "5f4fb02919b72b8cabeef5c31ff0b99793799682ab8deaadb7ddce6573248626",
+    "pcr_proven": "6ed902b2ab93b44c636af633a142eb0452701030aa07edc1a7ed01ce161daba7",
+    "puct": "7962d2b43452beba06be742afffb373644ee2aea10458858403ebead043debd4",
 }
 """name -> the sha256 of :func:`play_hash` when the pins were taken."""
 
