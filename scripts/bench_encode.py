@@ -18,82 +18,12 @@ from functools import partial
 
 import numba
 import numpy as np
-from numba import njit
 
 from hive_env import encode as enc
-from hive_env.board import EXPANSIONS, IN_PROGRESS, NO_REFCOUNT, PLY, STATUS, new_board, play
+from hive_env.encode_sections import SECTIONS, encode_sections, random_positions
 from hive_env.pieces import parse_game_type
-from hive_env.pinned import articulation_pieces
-from hive_env.rules import MAX_MOVES, generate_moves, generate_moves_pinned, new_move_scratch
 from hive_zero.machine import cpu_line
 from search.packednet import flags_found
-
-SECTIONS = ("clearing the row", "+ reserve nodes, articulation points", "+ stack and frontier nodes",
-            "+ cell features", "+ move generation", "+ actions and node links of the moves",
-            "+ global features (all of encode_row)")
-"""The cumulative variants, in order: variant ``k`` runs the sections up to the ``k``-th."""
-
-
-def random_positions(game_type: str, count: int, seed: int = 0) -> np.ndarray:
-    """[count, BOARD_SIZE] boards of games in progress after 10-60 uniformly random plies."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros(MAX_MOVES, np.int32)
-    boards = []
-    while len(boards) < count:
-        b, h = new_board(parse_game_type(game_type))
-        for _ in range(int(rng.integers(10, 60))):
-            n = generate_moves(b, out)
-            if n == 0:
-                break
-            play(b, h, int(out[rng.integers(n)]))
-        if b[STATUS] == IN_PROGRESS:
-            boards.append(b.copy())
-    return np.stack(boards)
-
-
-@njit(cache=True)
-def encode_sections(boards, obs, moves, level, repeats):
-    """Encode every board ``repeats`` times (board i into row i mod rows) running the sections up
-    to ``level`` (an index of :data:`SECTIONS`); returns the legal moves counted (kept live)."""
-    node_of_hex = np.full(enc.N_HEX, -1, dtype=np.int16)
-    scratch = new_move_scratch()
-    total = 0
-    for _ in range(repeats):
-        for i in range(boards.shape[0]):
-            b = i % moves.shape[0]
-            total += section_row(boards[i], b, obs, moves[b], node_of_hex, scratch, level)
-    return total
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def section_row(board, b, obs, moves, node_of_hex, scratch, level):
-    """``encode_row`` (rows reused) cut after section ``level``; returns the legal moves."""
-    enc._clear_used(obs, b)
-    if level == 0:
-        return 0
-    me = np.int64(board[PLY]) & 1
-    first = 2 * enc._N_KINDS[board[EXPANSIONS]]
-    reserve_own, reserve_opp = enc._reserve_nodes(board, obs, b, me)
-    articulation_pieces(board, scratch.pinned, scratch.work)
-    n_nodes = first
-    stack_end = first
-    if level >= 2:
-        stack_end = enc._stack_nodes(board, obs, b, me, first, node_of_hex, scratch.pinned)
-        n_nodes, _ = enc._frontier_nodes(board, obs, b, first, stack_end, node_of_hex)
-    if level >= 3:
-        enc._cell_features(board, obs, b, me, first, stack_end, n_nodes, node_of_hex)
-    n_legal = 0
-    if level == 4:
-        n_legal = generate_moves_pinned(board, moves, scratch)
-    elif level >= 5:
-        n_legal, _ = enc._legal_moves(board, obs, b, moves, node_of_hex, scratch)
-    if level >= 6:
-        enc._global_features(board, obs.global_feat[b], reserve_own, reserve_opp)
-        obs.current_player[b] = me
-    obs.n_nodes[b] = n_nodes
-    obs.n_legal[b] = n_legal if level >= 5 else 0  # the mask bits only where they were set
-    enc._restore_scratch(obs.node_hex[b], first, n_nodes, node_of_hex)
-    return n_legal
 
 
 def encode_all(boards: np.ndarray, obs, moves: np.ndarray, repeats: int) -> None:
