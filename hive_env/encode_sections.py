@@ -8,10 +8,10 @@ import numpy as np
 from numba import njit
 
 from . import encode as enc
-from .board import EXPANSIONS, IN_PROGRESS, NO_REFCOUNT, PLY, STATUS, new_board, play
-from .pieces import parse_game_type
+from . import position
+from .board import EXPANSIONS, NO_REFCOUNT, PLY
 from .pinned import articulation_pieces
-from .rules import MAX_MOVES, generate_moves, generate_moves_pinned, new_move_scratch
+from .rules import generate_moves_pinned, new_move_scratch
 
 SECTIONS = ("clearing the row", "+ reserve nodes, articulation points", "+ stack and frontier nodes",
             "+ cell features", "+ move generation", "+ actions and node links of the moves",
@@ -20,20 +20,9 @@ SECTIONS = ("clearing the row", "+ reserve nodes, articulation points", "+ stack
 
 
 def random_positions(game_type: str, count: int, seed: int = 0) -> np.ndarray:
-    """[count, BOARD_SIZE] boards of games in progress after 10-60 uniformly random plies."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros(MAX_MOVES, np.int32)
-    boards = []
-    while len(boards) < count:
-        b, h = new_board(parse_game_type(game_type))
-        for _ in range(int(rng.integers(10, 60))):
-            n = generate_moves(b, out)
-            if n == 0:
-                break
-            play(b, h, int(out[rng.integers(n)]))
-        if b[STATUS] == IN_PROGRESS:
-            boards.append(b.copy())
-    return np.stack(boards)
+    """[count, BOARD_SIZE] boards of games in progress after 10-60 uniformly random plies
+    (:func:`hive_env.position.random_positions`)."""
+    return np.stack([g.board for g in position.random_positions(count, game_type, seed, 10, 60)])
 
 
 @njit(cache=True)
