@@ -136,8 +136,12 @@ def add_matches(section: dict[str, Any] | None, new: dict[str, Any]) -> dict[str
 
 def _portable(spec: str) -> str:
     """A player spec with its engine's path (``cmd=/some/dir/nokamute``) as the engine's name in
-    capitals (``cmd=NOKAMUTE``): the card names no directory of the machine it was made on."""
-    return re.sub(r"cmd=([^,]+)", lambda m: "cmd=" + Path(m.group(1).split()[0]).name.upper(), spec)
+    capitals (``cmd=NOKAMUTE``), its arguments kept (``cmd=NOKAMUTE --quiet-search``): the card
+    names no directory of the machine it was made on, and every option the engine played with."""
+    def engine(m: re.Match) -> str:
+        program, *args = m.group(1).split()
+        return "cmd=" + " ".join([Path(program).name.upper(), *args])
+    return re.sub(r"cmd=([^,]+)", engine, spec)
 
 
 def levels_section(path: Path) -> dict[str, Any]:

@@ -443,6 +443,11 @@ def test_equal_time_matches_become_a_card_section_with_their_commands(tmp_path):
     assert ('"uhp:cmd=NOKAMUTE,name=nokamute,time=2" "alphabeta:depth=3,name=ab3" --time 1'
             in section["command"])
     assert "against nokamute, ab3," in section["summary"]
+    # the engine's options are kept, its directory is not
+    flagged = gauntlet("flags", ["alphazero:device=cpu",
+                                 "uhp:cmd=/x/nokamute --aspiration-window=50,name=asp"], 1.0, 10, 5, 0, 0)
+    command = matches_section([flagged])["command"]
+    assert '"uhp:cmd=NOKAMUTE --aspiration-window=50,name=asp"' in command and "/x/" not in command
 
 
 def test_a_levels_calibration_becomes_a_card_section_and_table(tmp_path):
