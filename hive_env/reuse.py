@@ -15,9 +15,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .board import PASS, POS, move_dest, move_piece
-from .encode import allocate_moves, allocate_observation, encode_into, obs_arrays, raise_encoding_errors
+from .encode import observe_batch_with_moves
 from .game import Game
-from .grid import N_HEX
 
 
 @dataclass
@@ -81,16 +80,14 @@ class PositionParts:
 
 
 def position_parts(game: Game) -> PositionParts:
-    """The parts of ``game``'s position that :func:`compare` compares."""
+    """The parts of ``game``'s position that :func:`compare` compares (the legal moves are the
+    encoder's own, those of its legal slots)."""
+    obs, moves = observe_batch_with_moves(game.board[None])
     by_piece: dict[int, set[int]] = {}
-    for m in game.legal_moves().tolist():
+    for m in moves[0, :obs["n_legal"][0]].tolist():
         if m != PASS:
             by_piece.setdefault(int(move_piece(m)), set()).add(int(move_dest(m)))
     on = frozenset(p for p in by_piece if game.board[POS + p] >= 0)
-    obs = allocate_observation(1, game.expansions)
-    node_of_hex = np.full(N_HEX, -1, np.int16)
-    err = encode_into(game.board.copy(), 0, obs_arrays(obs), allocate_moves(1)[0], node_of_hex)
-    raise_encoding_errors(np.array([err], np.int32))
     return PositionParts({p: frozenset(d) for p, d in by_piece.items()}, on, obs)
 
 
